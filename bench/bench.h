@@ -1,0 +1,218 @@
+/*
+ * Internal interface of the benchmark harness (not installed).
+ *
+ * A case is one primitive on one backend. It declares the bytes the
+ * primitive must move at least (each input read once, each output written
+ * once) and measures three implementations at one point, in the same run and
+ * on the same rotated inputs:
+ *   subject  gpuprim itself,
+ *   peer     the implementation users would otherwise call (CUB, a serial loop),
+ *   ceiling  a streaming kernel of our own that moves the same bytes.
+ * The harness turns times into GB/s, % of ceiling and the ratio to the peer,
+ * prints tables and a verdict, and writes CSV and JSON. Adding a primitive is
+ * a new case file plus one line in the case table (bench_main.c).
+ *
+ * Usable from C and from CUDA C++.
+ */
+#ifndef GP_BENCH_INTERNAL_H
+#define GP_BENCH_INTERNAL_H
+
+#include "gpuprim.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes inside the harness. The process exit code is 0, 1 if any
+ * check failed, 2 on a usage or runtime error. */
+enum { GPB_OK = 0, GPB_CHECK_FAILED = 1, GPB_ERROR = 2 };
+
+/* Options shared by every case. */
+typedef struct gpb_opts {
+    gp_backend backend; /* resolved: CPU or CUDA */
+    int device;
+    int runs;   /* timed calls per implementation and point */
+    int warmup; /* untimed calls before them */
+    uint64_t seed;
+} gpb_opts;
+
+/* One point of a case: what to run. */
+typedef struct gpb_spec {
+    gp_dtype dtype;
+    gp_op op;
+    int64_t n;
+} gpb_spec;
+
+/* Median, min and max of the timed calls, in microseconds; measured == 0
+ * where the implementation was not run (unsupported, skipped). */
+typedef struct gpb_time {
+    int measured;
+    double med_us, min_us, max_us;
+} gpb_time;
+
+/* What a case fills in for one point. */
+typedef struct gpb_point {
+    gpb_spec spec;
+    double bytes_read, bytes_written;
+    gpb_time subject, peer, ceiling;
+    int check_failed;
+    char note[200]; /* why something was skipped or failed; "" if nothing */
+} gpb_point;
+
+/* Targets a case is judged against (a benchmark: misses never change the
+ * exit code). A bound of 0 means "no such target". */
+typedef struct gpb_targets {
+    double min_ratio_to_peer; /* at every size: peer time / subject time >= this */
+    double min_pct_ceiling;   /* for n >= pct_from_n */
+    int64_t pct_from_n;
+    double max_us; /* for n <= max_us_to_n */
+    int64_t max_us_to_n;
+} gpb_targets;
+
+typedef struct gpb_env gpb_env;
+
+typedef struct gpb_case {
+    const char *name;       /* the verb after `bench`: "reduce" */
+    gp_backend backend;     /* CPU or CUDA */
+    const char *subject;    /* column and row names */
+    const char *peer;
+    const char *ceiling;    /* e.g. "read-ceiling": moves the same bytes, read-only */
+    const char *about;      /* one line under each table: dtypes, peer calls */
+    int default_max_log2;   /* largest default size, log2 */
+    gpb_targets targets;
+    /* Optional: 0 when the combination means nothing for any implementation
+     * (the reason goes to `why`); the harness then skips it. */
+    int (*applicable)(const gpb_spec *s, char *why, size_t size);
+    /* Bytes the primitive must move at least. */
+    void (*bytes)(const gpb_spec *s, double *rd, double *wr);
+    /* Measures one point; returns GPB_OK, GPB_CHECK_FAILED or GPB_ERROR
+     * (after printing the failing call). Sizes that do not fit are not
+     * errors: the case sets pt->note and leaves the times unmeasured. */
+    int (*measure)(gpb_env *env, const gpb_spec *s, gpb_point *pt);
+} gpb_case;
+
+/* One implementation as the timers see it: call(self, in) runs it once on
+ * the input at `in` and returns GPB_OK or GPB_ERROR (after printing why).
+ * A NULL call is an implementation that is not run at this point. */
+typedef struct gpb_impl {
+    int (*call)(void *self, const void *in);
+    void *self;
+} gpb_impl;
+enum { GPB_MAX_IMPLS = 4 };
+
+/* Facts about the run, for the report header and the files. */
+typedef struct gpb_meta {
+    char backend[8];
+    char device[256];       /* GPU name, or CPU model */
+    char driver[32];        /* "13.0", or "n/a" on the CPU */
+    char runtime[32];
+    char peer_version[64];  /* "CUB 3.0.1", compiler for the serial loop */
+    char gpuprim_version[32];
+    char commit[64];
+    char build_flags[512];
+    char date[32]; /* ISO 8601, UTC */
+    int parallelism; /* SMs on a GPU, OpenMP threads on the CPU */
+    size_t cache_bytes; /* L2 (GPU) or last-level cache (CPU): decides rotation */
+} gpb_meta;
+
+/* Everything a case may use; the backend's runtime owns `rt`. */
+struct gpb_env {
+    gp_ctx *ctx;
+    gpb_opts opts;
+    gpb_meta meta;
+    void *rt;
+};
+
+/* A backend's runtime: per-run setup (stream, caches, meta). */
+typedef struct gpb_runtime {
+    int (*init)(gpb_env *env); /* GPB_OK or GPB_ERROR */
+    void (*fini)(gpb_env *env);
+} gpb_runtime;
+
+extern const gpb_runtime gpb_cpu_runtime;
+#ifdef GPUPRIM_BENCH_CUDA
+extern const gpb_runtime gpb_cuda_runtime;
+#endif
+
+/* ------------------------------------------------------------ utilities */
+
+/* Median, min, max of v[0..n) (sorts v). */
+gpb_time gpb_summarize(double *v, int n);
+/* Host monotonic clock, microseconds. */
+double gpb_now_us(void);
+/* Rounds up to a multiple of `a` (a power of two). */
+size_t gpb_round_up(size_t x, size_t a);
+/*
+ * Rotation arena: `nslices` copies of an input, each starting on a 256-byte
+ * boundary. Every timed call, of every implementation, takes the next slice,
+ * so all of them see the same cache state: a slice comes round again only
+ * after about 4 x cache of other slices was read. Checks read slice 0.
+ */
+typedef struct gpb_arena {
+    unsigned char *base;
+    size_t slice_bytes, stride, nslices, next;
+} gpb_arena;
+/* Sets the layout for inputs of `slice_bytes` (base stays NULL); returns the
+ * bytes the arena needs. */
+size_t gpb_arena_layout(gpb_arena *a, size_t slice_bytes, size_t cache_bytes);
+/* The slice the next timed call reads. */
+const void *gpb_arena_next(gpb_arena *a);
+
+/*
+ * Relative bound for a float sum or product of n positive inputs checked
+ * against a peer or a reference (u: unit roundoff of t).
+ * Sums: u x max(64, 2 sqrt n). The worst case of any order, (n-1) u, is far
+ * too loose to catch anything; 2 sqrt n u is what random rounding gives a
+ * serial loop, so sound tree reductions land well inside it, while a stalled
+ * accumulator or lost partial sums do not.
+ * Products: the worst case (n-1) u / (1 - (n-1) u), capped at 0.5. Products
+ * of inputs near 1 round with a bias (an accumulator hovering at 1 meets
+ * ties broken by the tiny cross term), so their error grows like n, not
+ * sqrt n: measured 2.4e-4 at 2^20 f32 for 16 lanes in blocks of 4096.
+ */
+double gpb_float_tol(gp_dtype t, gp_op op, int64_t n);
+
+/* Formats one value of dtype t ("-12", "0.5", ...). */
+const char *gpb_fmt_value(gp_dtype t, const void *v, char *buf, size_t size);
+/* Checks a scalar reduction result of n elements against `want` (the peer's
+ * or a reference): exact for integers and for min and max, within
+ * gpb_float_tol relative to |want| for float sums and products (the inputs
+ * are positive, so for sums |want| is sum |x|). 1 if it matches; else 0 and a
+ * sentence in `why`. NaN never matches. */
+int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const void *want, char *why,
+                     size_t size);
+
+/* Fills the fields every backend shares (version, commit, flags, date). */
+void gpb_meta_common(gpb_meta *m);
+/* "2^20" for a power of two, else the decimal number. */
+const char *gpb_fmt_n(int64_t n, char *buf, size_t size);
+
+/* Progress on stderr, only when stderr is a terminal. */
+void gpb_progress(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+void gpb_progress_clear(void);
+
+/* ------------------------------------------------------------- reports */
+
+typedef struct gpb_report gpb_report;
+gpb_report *gpb_report_new(void);
+void gpb_report_free(gpb_report *r);
+/* Records one point (its rows go to the files). GPB_ERROR if out of memory. */
+int gpb_report_add(gpb_report *r, const gpb_case *c, const gpb_point *pt);
+/* Table of all points of one dtype, then the verdict line. */
+void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts, int npts);
+/* GPB_OK or GPB_ERROR (the file could not be written; reason printed). */
+int gpb_write_csv(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
+int gpb_write_json(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

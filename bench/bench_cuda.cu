@@ -1,0 +1,223 @@
+/* CUDA runtime of the harness: facts about the GPU, the stream and events,
+ * device arenas, and the streaming-read ceiling kernel. */
+#include "bench_cuda.cuh"
+
+#include <cub/version.cuh>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GPB_STR_(x) #x
+#define GPB_STR(x) GPB_STR_(x)
+
+int gpb_cuda_fail(const char *call, cudaError_t e, const char *file, int line)
+{
+    fprintf(stderr, "gpuprim bench: %s:%d: %s failed: %s: %s\n", file, line, call, cudaGetErrorName(e),
+            cudaGetErrorString(e));
+    return GPB_ERROR;
+}
+
+/* ----------------------------------------------------------- read ceiling */
+
+enum { READ_THREADS = 256, READ_UNROLL = 4 };
+
+/*
+ * Streams nvec 16-byte words plus a tail of under 16 bytes. Each thread has
+ * READ_UNROLL loads in flight before it uses any; the xor is the cheapest
+ * combine, and the store happens only if the result equals a key passed at
+ * run time, so the compiler must keep every load.
+ */
+__global__ void __launch_bounds__(READ_THREADS)
+    read_kernel(const uint4 *__restrict__ in, size_t nvec, const unsigned char *__restrict__ tail, unsigned ntail,
+                unsigned key, unsigned *sink)
+{
+    size_t stride = (size_t)gridDim.x * READ_THREADS;
+    size_t i = (size_t)blockIdx.x * READ_THREADS + threadIdx.x;
+    unsigned acc = 0;
+    for (; i + (READ_UNROLL - 1) * stride < nvec; i += READ_UNROLL * stride) {
+        uint4 v[READ_UNROLL];
+#pragma unroll
+        for (int u = 0; u < READ_UNROLL; u++) v[u] = in[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < READ_UNROLL; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    for (; i < nvec; i += stride) {
+        uint4 v = in[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (blockIdx.x == 0 && threadIdx.x < ntail) acc ^= tail[threadIdx.x];
+    if (acc == key) *sink = acc;
+}
+
+int gpb_cuda_read_ceiling(const gpb_env *env, const void *in, size_t bytes)
+{
+    gpb_cuda_rt *rt = gpb_cuda(env);
+    size_t nvec = bytes / 16;
+    /* Fill the GPU, but launch no block that would have nothing to read. */
+    size_t per_block = (size_t)READ_THREADS * READ_UNROLL;
+    size_t want = (nvec + per_block - 1) / per_block;
+    int grid = want < (size_t)rt->read_grid ? (int)(want ? want : 1) : rt->read_grid;
+    read_kernel<<<grid, READ_THREADS, 0, rt->stream>>>((const uint4 *)in, nvec,
+                                                       (const unsigned char *)in + nvec * 16,
+                                                       (unsigned)(bytes % 16), 0x5eed5eedu, rt->sink);
+    GPB_CU(cudaGetLastError());
+    return GPB_OK;
+}
+
+/* ---------------------------------------------------------------- timing */
+
+int gpb_cuda_time(const gpb_env *env, gpb_arena *a, const gpb_impl *impls, int nimpl, gpb_time *outs)
+{
+    gpb_cuda_rt *rt = gpb_cuda(env);
+    int runs = env->opts.runs;
+    if (nimpl > GPB_MAX_IMPLS) {
+        fprintf(stderr, "gpuprim bench: %d implementations, at most %d\n", nimpl, (int)GPB_MAX_IMPLS);
+        return GPB_ERROR;
+    }
+    for (int r = 0; r < env->opts.warmup; r++)
+        for (int k = 0; k < nimpl; k++)
+            if (impls[k].call && impls[k].call(impls[k].self, gpb_arena_next(a)) != GPB_OK) return GPB_ERROR;
+    GPB_CU(cudaStreamSynchronize(rt->stream));
+    for (int r = 0; r < runs; r++) {
+        for (int k = 0; k < nimpl; k++) {
+            if (!impls[k].call) continue;
+            const void *in = gpb_arena_next(a);
+            GPB_CU(cudaEventRecord(rt->ev0, rt->stream));
+            if (impls[k].call(impls[k].self, in) != GPB_OK) return GPB_ERROR;
+            GPB_CU(cudaEventRecord(rt->ev1, rt->stream));
+            GPB_CU(cudaEventSynchronize(rt->ev1));
+            float ms = 0;
+            GPB_CU(cudaEventElapsedTime(&ms, rt->ev0, rt->ev1));
+            rt->times[k * runs + r] = ms * 1e3;
+        }
+    }
+    for (int k = 0; k < nimpl; k++)
+        outs[k] = impls[k].call ? gpb_summarize(rt->times + k * runs, runs) : gpb_time{0, 0, 0, 0};
+    return GPB_OK;
+}
+
+/* ---------------------------------------------------------------- arenas */
+
+int gpb_cuda_arena_alloc(const gpb_env *env, gpb_arena *a, size_t slice_bytes, size_t extra_bytes, char *note,
+                         size_t note_size)
+{
+    size_t bytes = gpb_arena_layout(a, slice_bytes, env->meta.cache_bytes);
+    size_t free_b = 0, total_b = 0;
+    GPB_CU(cudaMemGetInfo(&free_b, &total_b));
+    /* Keep a margin for the runtime and fragmentation. */
+    size_t need = bytes + extra_bytes + ((size_t)256 << 20);
+    if (need > free_b) {
+        snprintf(note, note_size, "skipped: needs %.2f GiB of device memory, %.2f GiB free",
+                 need / 1073741824.0, free_b / 1073741824.0);
+        return GPB_OK;
+    }
+    cudaError_t e = cudaMalloc((void **)&a->base, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError(); /* not sticky: clear it and skip the size */
+        a->base = NULL;
+        snprintf(note, note_size, "skipped: cudaMalloc of %.2f GiB failed", bytes / 1073741824.0);
+        return GPB_OK;
+    }
+    GPB_CU(e);
+    return GPB_OK;
+}
+
+int gpb_cuda_arena_free(gpb_arena *a)
+{
+    void *p = a->base;
+    a->base = NULL;
+    if (p) GPB_CU(cudaFree(p));
+    return GPB_OK;
+}
+
+/* --------------------------------------------------------------- runtime */
+
+static void version_str(char *out, size_t size, int v)
+{
+    snprintf(out, size, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+static void cuda_fini(gpb_env *env)
+{
+    gpb_cuda_rt *rt = gpb_cuda(env);
+    if (!rt) return;
+    /* Back to the default stream (this synchronises ours) before it goes.
+     * Failures here are reported; there is nothing left to undo. */
+    if (env->ctx && rt->stream) {
+        gp_status st = gp_ctx_set_stream(env->ctx, NULL);
+        if (st != GP_STATUS_OK)
+            fprintf(stderr, "gpuprim bench: gp_ctx_set_stream(NULL) failed: %s: %s\n", gp_status_name(st),
+                    gp_ctx_last_error(env->ctx));
+    }
+    cudaError_t e;
+    if (rt->ev0 && (e = cudaEventDestroy(rt->ev0)) != cudaSuccess) gpb_cuda_fail("cudaEventDestroy", e, __FILE__, __LINE__);
+    if (rt->ev1 && (e = cudaEventDestroy(rt->ev1)) != cudaSuccess) gpb_cuda_fail("cudaEventDestroy", e, __FILE__, __LINE__);
+    if (rt->stream && (e = cudaStreamDestroy(rt->stream)) != cudaSuccess)
+        gpb_cuda_fail("cudaStreamDestroy", e, __FILE__, __LINE__);
+    if (rt->sink && (e = cudaFree(rt->sink)) != cudaSuccess) gpb_cuda_fail("cudaFree", e, __FILE__, __LINE__);
+    free(rt->times);
+    free(rt);
+    env->rt = NULL;
+}
+
+static int cuda_setup(gpb_env *env, gpb_cuda_rt *rt)
+{
+    gpb_meta *m = &env->meta;
+    rt->device = gp_ctx_device(env->ctx);
+    GPB_CU(cudaSetDevice(rt->device));
+    cudaDeviceProp p;
+    GPB_CU(cudaGetDeviceProperties(&p, rt->device));
+    snprintf(m->device, sizeof m->device, "%s", p.name);
+    int v = 0;
+    GPB_CU(cudaDriverGetVersion(&v));
+    version_str(m->driver, sizeof m->driver, v);
+    GPB_CU(cudaRuntimeGetVersion(&v));
+    version_str(m->runtime, sizeof m->runtime, v);
+    snprintf(m->peer_version, sizeof m->peer_version, "CUB %d.%d.%d", CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
+             CUB_SUBMINOR_VERSION);
+#if defined(__CUDA_ARCH_LIST__)
+    /* Without the build's own flags, at least say what this file targets. */
+    if (!strcmp(m->build_flags, "unknown"))
+        snprintf(m->build_flags, sizeof m->build_flags, "unknown (bench built for arch list %s)",
+                 GPB_STR(__CUDA_ARCH_LIST__));
+#endif
+    rt->sm_count = p.multiProcessorCount;
+    m->parallelism = p.multiProcessorCount;
+    m->cache_bytes = (size_t)p.l2CacheSize;
+
+    GPB_CU(cudaStreamCreateWithFlags(&rt->stream, cudaStreamNonBlocking));
+    gp_status st = gp_ctx_set_stream(env->ctx, rt->stream);
+    if (st != GP_STATUS_OK) {
+        fprintf(stderr, "gpuprim bench: gp_ctx_set_stream failed: %s: %s\n", gp_status_name(st),
+                gp_ctx_last_error(env->ctx));
+        return GPB_ERROR;
+    }
+    GPB_CU(cudaEventCreate(&rt->ev0));
+    GPB_CU(cudaEventCreate(&rt->ev1));
+    GPB_CU(cudaMalloc((void **)&rt->sink, sizeof *rt->sink));
+    int per_sm = 0;
+    GPB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel, READ_THREADS, 0));
+    rt->read_grid = rt->sm_count * (per_sm > 0 ? per_sm : 1);
+    rt->times = (double *)malloc((size_t)GPB_MAX_IMPLS * env->opts.runs * sizeof *rt->times);
+    if (!rt->times) {
+        fprintf(stderr, "gpuprim bench: out of host memory\n");
+        return GPB_ERROR;
+    }
+    return GPB_OK;
+}
+
+static int cuda_init(gpb_env *env)
+{
+    gpb_cuda_rt *rt = (gpb_cuda_rt *)calloc(1, sizeof *rt);
+    if (!rt) {
+        fprintf(stderr, "gpuprim bench: out of host memory\n");
+        return GPB_ERROR;
+    }
+    env->rt = rt;
+    int rc = cuda_setup(env, rt);
+    if (rc != GPB_OK) cuda_fini(env);
+    return rc;
+}
+
+extern "C" const gpb_runtime gpb_cuda_runtime = {cuda_init, cuda_fini};

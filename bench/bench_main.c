@@ -1,0 +1,338 @@
+/* `gpuprim bench CASE [options]`: options, the case table, the sweep. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+#include "gp_bench.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const gpb_case gpb_reduce_cpu;
+#ifdef GPUPRIM_BENCH_CUDA
+extern const gpb_case gpb_reduce_cuda;
+#endif
+
+/* Every case this build has; a new primitive adds its line here. */
+static const gpb_case *const cases[] = {
+    &gpb_reduce_cpu,
+#ifdef GPUPRIM_BENCH_CUDA
+    &gpb_reduce_cuda,
+#endif
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+
+enum { MAX_LIST = 64, MAX_SIZES = MAX_LIST + 22 }; /* --sizes plus the sweep 2^0..2^40 */
+enum { HELP_SHOWN = -1 }; /* parse_args: --help printed, exit 0 */
+
+typedef struct args {
+    const char *case_name;
+    gp_backend backend;
+    int device, runs, warmup;
+    unsigned long long seed;
+    gp_dtype dtypes[MAX_LIST];
+    int ndtypes;
+    gp_op ops[MAX_LIST];
+    int nops;
+    int min_log2, max_log2; /* max_log2 < 0: the case's default */
+    int64_t sizes[MAX_LIST];
+    int nsizes;
+    const char *csv, *json;
+} args;
+
+static void usage(FILE *f)
+{
+    fputs("usage: gpuprim bench CASE [options]\n"
+          "cases: reduce\n"
+          "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
+          "streaming-read ceiling over the same bytes, all in the same run.\n"
+          "  --backend auto|cpu|cuda  backend to measure (auto: cuda when a GPU is usable)\n"
+          "  --device N               CUDA device (default 0)\n"
+          "  --dtype LIST             comma-separated dtypes (default i32,f32,f64,u8)\n"
+          "  --op LIST                comma-separated ops (default sum)\n"
+          "  --min-log2 K             smallest size of the sweep, 2^K (default 10)\n"
+          "  --max-log2 K             largest, reached in steps of 2 and always included\n"
+          "                           (default 30 on cuda, 27 on cpu; -1: only --sizes)\n"
+          "  --sizes LIST             extra sizes, e.g. 1000,2^20,100000000\n"
+          "  --runs N                 timed calls per implementation and size (default 20)\n"
+          "  --warmup N               untimed calls before them (default 3)\n"
+          "  --seed N                 input seed (default 1)\n"
+          "  --csv FILE, --json FILE  also write the results for programs\n"
+          "Exit status: 0, 1 if gpuprim disagreed with the peer (CHECK FAILED),\n"
+          "2 on a usage or runtime error. Missed targets do not change it.\n",
+          f);
+}
+
+static int bad(const char *fmt, const char *what)
+{
+    fprintf(stderr, "gpuprim bench: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see gpuprim bench --help)\n");
+    return GPB_ERROR;
+}
+
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
+/* "N" or "2^K". */
+static int parse_size(const char *s, int64_t *out)
+{
+    long long v;
+    if (!strncmp(s, "2^", 2)) {
+        if (!parse_int(s + 2, 0, 62, &v)) return 0;
+        *out = INT64_C(1) << v;
+        return 1;
+    }
+    if (!parse_int(s, 1, INT64_MAX, &v)) return 0;
+    *out = v;
+    return 1;
+}
+
+/* Splits a comma list; each item goes through `item`. */
+static int parse_list(const char *opt, const char *s, int *count, int (*item)(const char *, void *, int),
+                      void *dst)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", s);
+    *count = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*count == MAX_LIST) return bad("%s: too many items", opt);
+        if (!item(tok, dst, *count)) {
+            fprintf(stderr, "gpuprim bench: %s: cannot parse '%s'\n", opt, tok);
+            return GPB_ERROR;
+        }
+        (*count)++;
+    }
+    if (*count == 0) return bad("%s: empty list", opt);
+    return GPB_OK;
+}
+
+static int dtype_item(const char *s, void *dst, int i)
+{
+    return gp_dtype_from_name(s, &((gp_dtype *)dst)[i]) == GP_STATUS_OK;
+}
+static int op_item(const char *s, void *dst, int i) { return gp_op_from_name(s, &((gp_op *)dst)[i]) == GP_STATUS_OK; }
+static int size_item(const char *s, void *dst, int i) { return parse_size(s, &((int64_t *)dst)[i]); }
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    *a = (args){.backend = GP_BACKEND_AUTO, .runs = 20, .warmup = 3, .seed = 1, .min_log2 = 10,
+                .max_log2 = -1};
+    a->dtypes[0] = GP_DTYPE_I32, a->dtypes[1] = GP_DTYPE_F32, a->dtypes[2] = GP_DTYPE_F64;
+    a->dtypes[3] = GP_DTYPE_U8, a->ndtypes = 4;
+    a->ops[0] = GP_OP_SUM, a->nops = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
+            usage(stdout);
+            return HELP_SHOWN;
+        }
+        if (opt[0] != '-') {
+            if (a->case_name) return bad("unexpected argument '%s'", opt);
+            a->case_name = opt;
+            continue;
+        }
+        /* --opt=value or --opt value */
+        static const char *const known[] = {"--backend", "--device", "--dtype", "--op", "--sizes",
+                                            "--min-log2", "--max-log2", "--runs", "--warmup", "--seed",
+                                            "--csv", "--json"};
+        char name[64];
+        const char *val = strchr(opt, '=');
+        if (val) {
+            snprintf(name, sizeof name, "%.*s", (int)(val - opt), opt);
+            val++;
+        } else {
+            snprintf(name, sizeof name, "%s", opt);
+        }
+        int is_known = 0;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++) is_known |= !strcmp(name, known[k]);
+        if (!is_known) return bad("unknown option '%s'", name);
+        if (!val) {
+            if (i + 1 >= argc) return bad("%s needs a value", opt);
+            val = argv[++i];
+        }
+        long long v;
+        int rc = GPB_OK;
+        if (!strcmp(name, "--backend")) {
+            if (gp_backend_from_name(val, &a->backend) != GP_STATUS_OK) return bad("unknown backend '%s'", val);
+        } else if (!strcmp(name, "--device")) {
+            if (!parse_int(val, 0, 1024, &v)) return bad("bad --device '%s'", val);
+            a->device = (int)v;
+        } else if (!strcmp(name, "--dtype")) {
+            rc = parse_list(name, val, &a->ndtypes, dtype_item, a->dtypes);
+        } else if (!strcmp(name, "--op")) {
+            rc = parse_list(name, val, &a->nops, op_item, a->ops);
+        } else if (!strcmp(name, "--sizes")) {
+            rc = parse_list(name, val, &a->nsizes, size_item, a->sizes);
+        } else if (!strcmp(name, "--min-log2")) {
+            if (!parse_int(val, 0, 40, &v)) return bad("bad --min-log2 '%s' (0..40)", val);
+            a->min_log2 = (int)v;
+        } else if (!strcmp(name, "--max-log2")) {
+            if (!parse_int(val, -1, 40, &v)) return bad("bad --max-log2 '%s' (-1..40)", val);
+            a->max_log2 = v < 0 ? -2 : (int)v; /* -2: explicitly no sweep */
+        } else if (!strcmp(name, "--runs")) {
+            if (!parse_int(val, 1, 100000, &v)) return bad("bad --runs '%s'", val);
+            a->runs = (int)v;
+        } else if (!strcmp(name, "--warmup")) {
+            if (!parse_int(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
+            a->warmup = (int)v;
+        } else if (!strcmp(name, "--seed")) {
+            if (!parse_int(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
+            a->seed = (unsigned long long)v;
+        } else if (!strcmp(name, "--csv")) {
+            a->csv = val;
+        } else if (!strcmp(name, "--json")) {
+            a->json = val;
+        }
+        if (rc != GPB_OK) return rc;
+    }
+    if (!a->case_name) {
+        usage(stderr);
+        return GPB_ERROR;
+    }
+    return GPB_OK;
+}
+
+static gp_backend resolve_backend(gp_backend b)
+{
+    if (b != GP_BACKEND_AUTO) return b;
+#ifdef GPUPRIM_BENCH_CUDA
+    if (gp_backend_probe(GP_BACKEND_CUDA, NULL, 0) == GP_STATUS_OK) return GP_BACKEND_CUDA;
+#endif
+    return GP_BACKEND_CPU;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The sweep 2^min, 2^(min+2), ... up to and including 2^max, plus the extra
+ * sizes, sorted, unique. */
+static int make_sizes(const args *a, const gpb_case *c, int64_t *out)
+{
+    int max = a->max_log2 == -1 ? c->default_max_log2 : a->max_log2;
+    int n = 0;
+    for (int e = a->min_log2; e <= max; e += 2) out[n++] = INT64_C(1) << e;
+    if (max >= a->min_log2 && (max - a->min_log2) % 2) out[n++] = INT64_C(1) << max; /* the top always runs */
+    for (int i = 0; i < a->nsizes; i++) out[n++] = a->sizes[i];
+    qsort(out, (size_t)n, sizeof *out, cmp_i64);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (u == 0 || out[u - 1] != out[i]) out[u++] = out[i];
+    return u;
+}
+
+/* Runs one case over every op, dtype and size; returns the exit code. */
+static int run_case(const gpb_case *c, gpb_env *env, const args *a, gpb_report *rep)
+{
+    int64_t sizes[MAX_SIZES];
+    int nsizes = make_sizes(a, c, sizes);
+    gpb_point pts[MAX_SIZES];
+    int failed = 0;
+    for (int io = 0; io < a->nops; io++) {
+        for (int it = 0; it < a->ndtypes; it++) {
+            gpb_spec s = {a->dtypes[it], a->ops[io], 0};
+            char why[160] = "";
+            if (c->applicable && !c->applicable(&s, why, sizeof why)) {
+                printf("\n%s %s %s: skipped, %s\n", c->name, gp_op_name(s.op), gp_dtype_name(s.dtype), why);
+                continue;
+            }
+            for (int k = 0; k < nsizes; k++) {
+                char nb[32];
+                gpb_progress("bench %s %s %s %s: n = %s (%d of %d)", c->name, env->meta.backend,
+                             gp_op_name(s.op), gp_dtype_name(s.dtype), gpb_fmt_n(sizes[k], nb, sizeof nb),
+                             k + 1, nsizes);
+                gpb_point *p = &pts[k];
+                memset(p, 0, sizeof *p);
+                s.n = sizes[k];
+                p->spec = s;
+                c->bytes(&s, &p->bytes_read, &p->bytes_written);
+                int rc = c->measure(env, &s, p);
+                if (rc == GPB_ERROR) {
+                    gpb_progress_clear();
+                    return GPB_ERROR;
+                }
+                if (rc == GPB_CHECK_FAILED) failed = 1;
+                if (gpb_report_add(rep, c, p) != GPB_OK) {
+                    gpb_progress_clear();
+                    fprintf(stderr, "gpuprim bench: out of host memory\n");
+                    return GPB_ERROR;
+                }
+            }
+            gpb_progress_clear();
+            gpb_print_table(c, env, pts, nsizes);
+        }
+    }
+    return failed ? GPB_CHECK_FAILED : GPB_OK;
+}
+
+int gp_bench_main(int argc, char **argv)
+{
+    args a;
+    int prc = parse_args(argc, argv, &a);
+    if (prc == HELP_SHOWN) return GPB_OK;
+    if (prc != GPB_OK) return GPB_ERROR;
+    gp_backend b = resolve_backend(a.backend);
+    const gpb_case *c = NULL;
+    int known = 0;
+    for (int i = 0; i < NCASES; i++) {
+        if (strcmp(cases[i]->name, a.case_name)) continue;
+        known = 1;
+        if (cases[i]->backend == b) c = cases[i];
+    }
+    if (!known) return bad("unknown case '%s'", a.case_name);
+    if (!c) {
+        fprintf(stderr, "gpuprim bench: no %s bench for the %s backend in this build%s\n", a.case_name,
+                gp_backend_name(b), b == GP_BACKEND_CUDA ? " (built without CUDA)" : "");
+        return GPB_ERROR;
+    }
+
+    int64_t sizes[MAX_SIZES];
+    if (make_sizes(&a, c, sizes) == 0) return bad("%s", "no sizes to run (check --min-log2, --max-log2, --sizes)");
+
+    gpb_env env;
+    memset(&env, 0, sizeof env);
+    env.opts = (gpb_opts){b, a.device, a.runs, a.warmup, a.seed};
+    gp_status st = gp_ctx_create(&env.ctx, b, a.device);
+    if (st != GP_STATUS_OK) {
+        char detail[256] = "";
+        gp_backend_probe(b, detail, sizeof detail);
+        fprintf(stderr, "gpuprim bench: gp_ctx_create(%s, device %d) failed: %s%s%s\n", gp_backend_name(b),
+                a.device, gp_status_name(st), detail[0] ? ": " : "", detail);
+        return GPB_ERROR;
+    }
+    const gpb_runtime *rt = &gpb_cpu_runtime;
+#ifdef GPUPRIM_BENCH_CUDA
+    if (b == GP_BACKEND_CUDA) rt = &gpb_cuda_runtime;
+#endif
+    snprintf(env.meta.backend, sizeof env.meta.backend, "%s", gp_backend_name(b));
+    gpb_meta_common(&env.meta);
+    int rc = rt->init(&env);
+    gpb_report *rep = rc == GPB_OK ? gpb_report_new() : NULL;
+    if (rc == GPB_OK && !rep) rc = GPB_ERROR;
+    if (rc == GPB_OK) {
+        printf("gpuprim bench %s: %s, %s backend, gpuprim %s, commit %s\n", c->name, env.meta.device,
+               env.meta.backend, env.meta.gpuprim_version, env.meta.commit);
+        rc = run_case(c, &env, &a, rep);
+        if (rc == GPB_CHECK_FAILED)
+            fprintf(stderr, "\ngpuprim bench: CHECK FAILED: gpuprim gave wrong results (lines above)\n");
+        /* The files are written even after a failed check: they mark it. */
+        if (rc != GPB_ERROR && a.csv && gpb_write_csv(rep, &env.meta, &env.opts, a.csv) != GPB_OK) rc = GPB_ERROR;
+        if (rc != GPB_ERROR && a.json && gpb_write_json(rep, &env.meta, &env.opts, a.json) != GPB_OK)
+            rc = GPB_ERROR;
+        rt->fini(&env);
+    }
+    gpb_report_free(rep);
+    gp_ctx_free(env.ctx);
+    return rc;
+}

@@ -1,0 +1,170 @@
+/* Statistics, clocks, run metadata and the progress line. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+gpb_time gpb_summarize(double *v, int n)
+{
+    gpb_time t = {0, 0, 0, 0};
+    if (n <= 0) return t;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    t.measured = 1;
+    t.med_us = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    t.min_us = v[0];
+    t.max_us = v[n - 1];
+    return t;
+}
+
+double gpb_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+size_t gpb_round_up(size_t x, size_t a) { return (x + a - 1) & ~(a - 1); }
+
+size_t gpb_arena_layout(gpb_arena *a, size_t slice_bytes, size_t cache_bytes)
+{
+    size_t want = 4 * cache_bytes;
+    a->base = NULL;
+    a->slice_bytes = slice_bytes;
+    a->stride = gpb_round_up(slice_bytes ? slice_bytes : 1, 256);
+    a->nslices = slice_bytes >= want ? 1 : (want + a->stride - 1) / a->stride;
+    a->next = 0;
+    return a->nslices * a->stride;
+}
+
+const void *gpb_arena_next(gpb_arena *a)
+{
+    const void *p = a->base + a->next * a->stride;
+    a->next = (a->next + 1) % a->nslices;
+    return p;
+}
+
+double gpb_float_tol(gp_dtype t, gp_op op, int64_t n)
+{
+    double u = t == GP_DTYPE_F32 ? 0x1p-24 : 0x1p-53;
+    if (op == GP_OP_PROD) {
+        double w = (double)(n > 1 ? n - 1 : 0) * u;
+        double g = w < 1.0 / 3 ? w / (1 - w) : 0.5;
+        return g > 64 * u ? (g < 0.5 ? g : 0.5) : 64 * u;
+    }
+    double k = 2.0 * sqrt((double)n);
+    return u * (k > 64.0 ? k : 64.0);
+}
+
+const char *gpb_fmt_value(gp_dtype t, const void *v, char *buf, size_t size)
+{
+    switch (t) {
+    case GP_DTYPE_I8: snprintf(buf, size, "%d", *(const int8_t *)v); break;
+    case GP_DTYPE_U8: snprintf(buf, size, "%u", *(const uint8_t *)v); break;
+    case GP_DTYPE_I16: snprintf(buf, size, "%d", *(const int16_t *)v); break;
+    case GP_DTYPE_U16: snprintf(buf, size, "%u", *(const uint16_t *)v); break;
+    case GP_DTYPE_I32: snprintf(buf, size, "%ld", (long)*(const int32_t *)v); break;
+    case GP_DTYPE_U32: snprintf(buf, size, "%lu", (unsigned long)*(const uint32_t *)v); break;
+    case GP_DTYPE_I64: snprintf(buf, size, "%lld", (long long)*(const int64_t *)v); break;
+    case GP_DTYPE_U64: snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)v); break;
+    case GP_DTYPE_F32: snprintf(buf, size, "%.9g", *(const float *)v); break;
+    case GP_DTYPE_F64: snprintf(buf, size, "%.17g", *(const double *)v); break;
+    default: snprintf(buf, size, "?"); break;
+    }
+    return buf;
+}
+
+int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const void *want, char *why,
+                     size_t size)
+{
+    char g[48], w[48];
+    int is_float = t == GP_DTYPE_F32 || t == GP_DTYPE_F64;
+    if (!is_float || op == GP_OP_MIN || op == GP_OP_MAX) {
+        int same = is_float ? (t == GP_DTYPE_F32 ? *(const float *)got == *(const float *)want
+                                                 : *(const double *)got == *(const double *)want)
+                            : !memcmp(got, want, gp_dtype_size(t));
+        if (!same)
+            snprintf(why, size, "got %s, want %s exactly", gpb_fmt_value(t, got, g, sizeof g),
+                     gpb_fmt_value(t, want, w, sizeof w));
+        return same;
+    }
+    double x = t == GP_DTYPE_F32 ? *(const float *)got : *(const double *)got;
+    double y = t == GP_DTYPE_F32 ? *(const float *)want : *(const double *)want;
+    double tol = gpb_float_tol(t, op, n), bound = tol * fabs(y);
+    double diff = fabs(x - y);
+    if (diff <= bound) return 1; /* false for NaN */
+    snprintf(why, size, "got %s, want %s: |diff| %.3g exceeds %.3g (relative %.2g)",
+             gpb_fmt_value(t, got, g, sizeof g), gpb_fmt_value(t, want, w, sizeof w), diff, bound, tol);
+    return 0;
+}
+
+/* The build system may pass these; the environment is the fallback. */
+#ifndef GPUPRIM_COMMIT
+#  define GPUPRIM_COMMIT ""
+#endif
+#ifndef GPUPRIM_BUILD_FLAGS
+#  define GPUPRIM_BUILD_FLAGS ""
+#endif
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src && *src ? src : "unknown");
+}
+
+void gpb_meta_common(gpb_meta *m)
+{
+    copy_str(m->gpuprim_version, sizeof m->gpuprim_version, gp_version_string());
+    /* The environment wins: a definition made at configure time goes stale
+     * when commits follow without a reconfigure. */
+    const char *commit = getenv("GPUPRIM_COMMIT");
+    if (!commit || !*commit) commit = GPUPRIM_COMMIT;
+    copy_str(m->commit, sizeof m->commit, commit);
+    copy_str(m->build_flags, sizeof m->build_flags, GPUPRIM_BUILD_FLAGS);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+const char *gpb_fmt_n(int64_t n, char *buf, size_t size)
+{
+    if (n > 0 && (n & (n - 1)) == 0) {
+        int e = 0;
+        while ((INT64_C(1) << e) < n) e++;
+        snprintf(buf, size, "2^%d", e);
+    } else {
+        snprintf(buf, size, "%lld", (long long)n);
+    }
+    return buf;
+}
+
+static int progress_on = -1;
+
+void gpb_progress(const char *fmt, ...)
+{
+    if (progress_on < 0) progress_on = isatty(STDERR_FILENO);
+    if (!progress_on) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+}
+
+void gpb_progress_clear(void)
+{
+    if (progress_on < 0) progress_on = isatty(STDERR_FILENO);
+    if (progress_on) fputs("\r\033[K", stderr), fflush(stderr);
+}

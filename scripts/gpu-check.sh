@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU check: run on the GPU machine (through the device tool) from the
+# repository root. Builds for sm_90, runs the whole suite with the CUDA
+# backend required (no GPU is a failure here, not a skip), runs the CUDA
+# tests under compute-sanitizer memcheck and racecheck, then the benchmarks.
+# Logs go to $OUT (or ./gpu-check-out); the summary is printed last.
+#   scripts/gpu-check.sh [--quick] [--no-bench] [--bench-args "..."]
+set -uo pipefail
+out=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$out"
+build=build-gpu
+bench=1
+bench_args=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-bench) bench=0 ;;
+    --bench-args) bench_args=$2; shift ;;
+    *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+export PATH="/usr/local/cuda/bin:$PATH"
+export GPUPRIM_REQUIRE_CUDA=1
+export GPUPRIM_COMMIT=${GPUPRIM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+
+summary=()
+step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
+  local name=$1; shift
+  local t0=$(date +%s)
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  local verdict=PASS; [ $rc -eq 0 ] || verdict="FAIL (exit $rc)"
+  summary+=("$(printf '%-22s %-14s %4ss' "$name" "$verdict" $(( $(date +%s) - t0 )))")
+  echo "== $name: $verdict"; tail -n 25 "$out/$name.log"
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+nvcc --version | tail -2 | tee -a "$out/gpu.txt"
+
+step configure cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 || { printf '%s\n' "${summary[@]}"; exit 1; }
+step build cmake --build $build -j "$(nproc)" || { printf '%s\n' "${summary[@]}"; exit 1; }
+step info ./$build/gpuprim info
+step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
+
+# Sanitizers on every CUDA test binary except the large ones (2^31 elements
+# under memcheck would take far past the lease; they run unsanitized above).
+san_ok=0
+for t in $(cd $build/tests && ls test_* 2>/dev/null | grep -v large); do
+  [ -x "$build/tests/$t" ] || continue
+  # --report-api-errors no: test_api asks for more device memory than exists
+  # on purpose (DEVICE_OUT_OF_MEMORY); gpuprim checks every API call itself.
+  step "memcheck-$t" compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check full \
+    --report-api-errors no \
+    "$build/tests/$t" --backend cuda --quick || san_ok=1
+  step "racecheck-$t" compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$build/tests/$t" --backend cuda --quick || san_ok=1
+done
+
+step demo ./$build/gpuprim demo
+if [ $bench -eq 1 ]; then
+  step bench-reduce ./$build/gpuprim bench reduce --csv "$out/bench-reduce.csv" \
+    --json "$out/bench-reduce.json" $bench_args
+fi
+
+echo
+echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT)"
+cat "$out/gpu.txt" | head -2
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+grep -q FAIL "$out/summary.txt" && exit 1
+exit 0

@@ -1,0 +1,331 @@
+/*
+ * CPU selection, partition and the running-max filter.
+ *
+ * All three walk the input in rounds of (threads x block) elements: each
+ * thread measures its block (a count of selected items, or the block's
+ * maximum), one thread turns the measures into per-block offsets from the
+ * running carry, and each thread then writes its block. The second look at
+ * a block comes from the thread's cache, so the input crosses the memory
+ * bus once (partition reads it once more to count: the rejected items go
+ * after all selected ones, so their offset needs the total first).
+ *
+ * Compaction is branchless: every element is stored at the next output slot
+ * and the slot advances only when the element is kept. The loop stops at
+ * the block's last kept element, so no store lands past the block's own
+ * output range (which another thread is writing).
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_backend.h"
+
+/* Tuning, 2-core development machine (2026-11-22). */
+enum {
+    GP_CPU_SEL_BLOCK = 16384,     /* elements per thread per round (<= 128 KiB of input) */
+    GP_CPU_SEL_PAR_MIN = 1 << 16, /* elements below which one thread does it all */
+    GP_CPU_SEL_MAX_THREADS = 256
+};
+
+size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n) { return 0; }
+
+static int thread_count(int64_t n)
+{
+    int want = omp_get_max_threads();
+    if (want > GP_CPU_SEL_MAX_THREADS) want = GP_CPU_SEL_MAX_THREADS;
+    return n < GP_CPU_SEL_PAR_MIN ? 1 : want;
+}
+
+/* ------------------------------------------------------------- predicates */
+
+/* f[i] = (x[i] cmp v) for one block; returns the number set. */
+#define GP_SEL_PRED_LOOP(T, OPR)                                        \
+    for (int64_t i = 0; i < n; i++) {                                   \
+        uint8_t s = (uint8_t)(x[i] OPR v);                              \
+        f[i] = s;                                                       \
+        c += s;                                                         \
+    }
+
+#define GP_SEL_DEF_PRED(NAME, T)                                                          \
+    static int64_t NAME##_pred(const void *xv, int64_t n, gp_cmp cmp, const void *vp, uint8_t *f) \
+    {                                                                                     \
+        const T *restrict x = (const T *)xv;                                              \
+        T v;                                                                              \
+        memcpy(&v, vp, sizeof v);                                                         \
+        int64_t c = 0;                                                                    \
+        switch (cmp) {                                                                    \
+        case GP_CMP_LT: GP_SEL_PRED_LOOP(T, <) break;                                     \
+        case GP_CMP_LE: GP_SEL_PRED_LOOP(T, <=) break;                                    \
+        case GP_CMP_GT: GP_SEL_PRED_LOOP(T, >) break;                                     \
+        case GP_CMP_GE: GP_SEL_PRED_LOOP(T, >=) break;                                    \
+        case GP_CMP_EQ: GP_SEL_PRED_LOOP(T, ==) break;                                    \
+        case GP_CMP_NE: GP_SEL_PRED_LOOP(T, !=) break;                                    \
+        }                                                                                 \
+        return c;                                                                         \
+    }
+
+#define GP_SEL_DTYPES(X)           \
+    X(i8, int8_t, GP_DTYPE_I8)     \
+    X(u8, uint8_t, GP_DTYPE_U8)    \
+    X(i16, int16_t, GP_DTYPE_I16)  \
+    X(u16, uint16_t, GP_DTYPE_U16) \
+    X(i32, int32_t, GP_DTYPE_I32)  \
+    X(u32, uint32_t, GP_DTYPE_U32) \
+    X(i64, int64_t, GP_DTYPE_I64)  \
+    X(u64, uint64_t, GP_DTYPE_U64) \
+    X(f32, float, GP_DTYPE_F32)    \
+    X(f64, double, GP_DTYPE_F64)
+
+#define GP_SEL_DEF_PRED_X(NAME, T, E) GP_SEL_DEF_PRED(NAME, T)
+GP_SEL_DTYPES(GP_SEL_DEF_PRED_X)
+
+typedef int64_t (*pred_fn)(const void *x, int64_t n, gp_cmp cmp, const void *v, uint8_t *f);
+
+static pred_fn find_pred(gp_dtype t)
+{
+#define GP_SEL_FIND_PRED(NAME, T, E) \
+    if (t == E) return NAME##_pred;
+    GP_SEL_DTYPES(GP_SEL_FIND_PRED)
+#undef GP_SEL_FIND_PRED
+    return NULL;
+}
+
+static int64_t count_flags(const uint8_t *restrict f, int64_t n)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++) c += f[i] != 0;
+    return c;
+}
+
+/* ------------------------------------------------------------- compaction */
+
+/* Stores x[i] for which (f[i] != 0) == keep at out[0], out[1], ...; `last`
+ * is the index of the last such element. */
+#define GP_SEL_DEF_COMPACT(T)                                                                   \
+    static void compact_##T(const void *xv, const uint8_t *f, int64_t last, bool keep, void *ov) \
+    {                                                                                           \
+        const T *restrict x = (const T *)xv;                                                    \
+        T *restrict out = (T *)ov;                                                              \
+        int64_t k = 0;                                                                          \
+        for (int64_t i = 0; i <= last; i++) {                                                   \
+            out[k] = x[i];                                                                      \
+            k += (f[i] != 0) == keep;                                                           \
+        }                                                                                       \
+    }
+GP_SEL_DEF_COMPACT(uint8_t)
+GP_SEL_DEF_COMPACT(uint16_t)
+GP_SEL_DEF_COMPACT(uint32_t)
+GP_SEL_DEF_COMPACT(uint64_t)
+
+static void compact(size_t size, const void *x, const uint8_t *f, int64_t last, bool keep, void *out)
+{
+    switch (size) {
+    case 1: compact_uint8_t(x, f, last, keep, out); break;
+    case 2: compact_uint16_t(x, f, last, keep, out); break;
+    case 4: compact_uint32_t(x, f, last, keep, out); break;
+    default: compact_uint64_t(x, f, last, keep, out); break;
+    }
+}
+
+/* Index of the last i < n with (f[i] != 0) == keep, or -1. */
+static int64_t last_index(const uint8_t *f, int64_t n, bool keep)
+{
+    int64_t i = n - 1;
+    while (i >= 0 && (f[i] != 0) != keep) i--;
+    return i;
+}
+
+/* ------------------------------------------------------ select, partition */
+
+/* The flags of one block: the caller's, or the predicate into `scratch`. */
+static const uint8_t *block_flags(const gp_select_args *a, pred_fn pred, int64_t lo, int64_t len, uint8_t *scratch,
+                                  int64_t *count)
+{
+    if (a->flags) {
+        *count = count_flags(a->flags + lo, len);
+        return a->flags + lo;
+    }
+    *count = pred((const char *)a->in + (size_t)lo * gp_dtype_size(a->t), len, a->cmp, a->value, scratch);
+    return scratch;
+}
+
+/* Number selected in all of the input (partition needs it before writing). */
+static int64_t count_all(const gp_select_args *a, pred_fn pred, int nthreads)
+{
+    int64_t total = 0;
+#pragma omp parallel num_threads(nthreads) reduction(+ : total)
+    {
+        uint8_t scratch[GP_CPU_SEL_BLOCK];
+#pragma omp for schedule(static)
+        for (int64_t lo = 0; lo < a->n; lo += GP_CPU_SEL_BLOCK) {
+            int64_t len = a->n - lo < GP_CPU_SEL_BLOCK ? a->n - lo : GP_CPU_SEL_BLOCK, c;
+            block_flags(a, pred, lo, len, scratch, &c);
+            total += c;
+        }
+    }
+    return total;
+}
+
+gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
+{
+    (void)ws;
+    pred_fn pred = find_pred(a->t);
+    if (!pred) return gp_set_error(ctx, GP_STATUS_INTERNAL, "cpu select: dtype %d", (int)a->t);
+    const size_t sz = gp_dtype_size(a->t);
+    const int64_t n = a->n;
+    const unsigned char *x = (const unsigned char *)a->in;
+    unsigned char *out = (unsigned char *)a->out;
+    const int nthreads = thread_count(n);
+    const int64_t total = a->partition ? count_all(a, pred, nthreads) : 0;
+    int64_t sel_carry = 0, rej_carry = 0;
+    int64_t cnt[GP_CPU_SEL_MAX_THREADS], sel_at[GP_CPU_SEL_MAX_THREADS], rej_at[GP_CPU_SEL_MAX_THREADS];
+#pragma omp parallel num_threads(nthreads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        uint8_t scratch[GP_CPU_SEL_BLOCK];
+        for (int64_t base = 0; base < n; base += (int64_t)nt * GP_CPU_SEL_BLOCK) {
+            int64_t lo = base + (int64_t)t * GP_CPU_SEL_BLOCK;
+            int64_t len = lo >= n ? 0 : n - lo < GP_CPU_SEL_BLOCK ? n - lo : GP_CPU_SEL_BLOCK;
+            const uint8_t *f = NULL;
+            if (len > 0) f = block_flags(a, pred, lo, len, scratch, &cnt[t]);
+            else cnt[t] = 0;
+#pragma omp barrier
+#pragma omp single
+            {
+                for (int u = 0; u < nt; u++) {
+                    int64_t ulen = base + (int64_t)u * GP_CPU_SEL_BLOCK;
+                    ulen = ulen >= n ? 0 : n - ulen < GP_CPU_SEL_BLOCK ? n - ulen : GP_CPU_SEL_BLOCK;
+                    sel_at[u] = sel_carry;
+                    rej_at[u] = rej_carry;
+                    sel_carry += cnt[u];
+                    rej_carry += ulen - cnt[u];
+                }
+            }
+            if (len > 0) {
+                const unsigned char *xb = x + (size_t)lo * sz;
+                compact(sz, xb, f, last_index(f, len, true), true, out + (size_t)sel_at[t] * sz);
+                if (a->partition)
+                    compact(sz, xb, f, last_index(f, len, false), false, out + (size_t)(total + rej_at[t]) * sz);
+            }
+        }
+    }
+    *a->count = a->partition ? total : sel_carry;
+    return GP_STATUS_OK;
+}
+
+/* ------------------------------------------------- the running-max filter */
+
+/*
+ * The descending filter is the ascending one on reversed keys: ~x for
+ * integers (an order-reversing bijection for signed and unsigned alike) and
+ * -x for floats (exact; NaN stays NaN). A NaN key compares false with
+ * everything, so it is never kept and never raises the running maximum.
+ * The running maximum starts at the lowest key, so the first non-NaN
+ * element is always kept.
+ */
+#define GP_FILT_DEF(NAME, T, KEY, LOWEST)                                                   \
+    static T NAME##_block_max(const T *restrict x, int64_t n, T m)                         \
+    {                                                                                      \
+        for (int64_t i = 0; i < n; i++) {                                                  \
+            T k = KEY(x[i]);                                                               \
+            m = k > m ? k : m;                                                             \
+        }                                                                                  \
+        return m;                                                                          \
+    }                                                                                      \
+    /* Survivors of a block entered with running maximum m, written to out if not NULL. */ \
+    static int64_t NAME##_block_filter(const T *restrict x, int64_t n, T m, T *restrict out) \
+    {                                                                                      \
+        int64_t c = 0;                                                                     \
+        for (int64_t i = 0; i < n; i++) {                                                  \
+            T k = KEY(x[i]);                                                               \
+            if (k >= m) {                                                                  \
+                m = k;                                                                     \
+                if (out) out[c] = x[i];                                                    \
+                c++;                                                                       \
+            }                                                                              \
+        }                                                                                  \
+        return c;                                                                          \
+    }                                                                                      \
+    static int64_t NAME(const gp_filter_args *a, int nthreads)                             \
+    {                                                                                      \
+        const T *x = (const T *)a->in;                                                     \
+        T *out = (T *)a->out;                                                              \
+        const int64_t n = a->n;                                                            \
+        if (nthreads == 1) return NAME##_block_filter(x, n, (T)(LOWEST), out);             \
+        T max_carry = (T)(LOWEST);                                                         \
+        int64_t cnt_carry = 0;                                                             \
+        T bmax[GP_CPU_SEL_MAX_THREADS];                                                    \
+        int64_t bcnt[GP_CPU_SEL_MAX_THREADS];                                              \
+        _Pragma("omp parallel num_threads(nthreads)")                                      \
+        {                                                                                  \
+            const int t = omp_get_thread_num(), nt = omp_get_num_threads();                \
+            for (int64_t base = 0; base < n; base += (int64_t)nt * GP_CPU_SEL_BLOCK) {     \
+                int64_t lo = base + (int64_t)t * GP_CPU_SEL_BLOCK;                         \
+                int64_t len = lo >= n ? 0 : n - lo < GP_CPU_SEL_BLOCK ? n - lo : GP_CPU_SEL_BLOCK; \
+                bmax[t] = NAME##_block_max(x + lo, len, (T)(LOWEST));                      \
+                _Pragma("omp barrier")                                                     \
+                _Pragma("omp single")                                                      \
+                {                                                                          \
+                    for (int u = 0; u < nt; u++) {                                         \
+                        T bm = bmax[u];                                                    \
+                        bmax[u] = max_carry; /* now: the maximum before block u */         \
+                        max_carry = bm > max_carry ? bm : max_carry;                       \
+                    }                                                                      \
+                }                                                                          \
+                T enter = bmax[t];                                                         \
+                bcnt[t] = NAME##_block_filter(x + lo, len, enter, NULL);                   \
+                _Pragma("omp barrier")                                                     \
+                _Pragma("omp single")                                                      \
+                {                                                                          \
+                    for (int u = 0; u < nt; u++) {                                         \
+                        int64_t c = bcnt[u];                                               \
+                        bcnt[u] = cnt_carry; /* now: survivors before block u */           \
+                        cnt_carry += c;                                                    \
+                    }                                                                      \
+                }                                                                          \
+                NAME##_block_filter(x + lo, len, enter, out + bcnt[t]);                    \
+            }                                                                              \
+        }                                                                                  \
+        return cnt_carry;                                                                  \
+    }
+
+#define GP_KEY_ID(x) (x)
+#define GP_KEY_NOT(x) (~(x))
+#define GP_KEY_NEG(x) (-(x))
+
+/* X(name, type, lowest key) for the integers. */
+#define GP_FILT_INTS(X)                 \
+    X(i8, int8_t, INT8_MIN)             \
+    X(u8, uint8_t, 0)                   \
+    X(i16, int16_t, INT16_MIN)          \
+    X(u16, uint16_t, 0)                 \
+    X(i32, int32_t, INT32_MIN)          \
+    X(u32, uint32_t, 0)                 \
+    X(i64, int64_t, INT64_MIN)          \
+    X(u64, uint64_t, 0)
+
+#define GP_FILT_DEF_INT(NAME, T, LOWEST)                    \
+    GP_FILT_DEF(filt_##NAME##_asc, T, (T)GP_KEY_ID, LOWEST)  \
+    GP_FILT_DEF(filt_##NAME##_desc, T, (T)GP_KEY_NOT, LOWEST)
+GP_FILT_INTS(GP_FILT_DEF_INT)
+GP_FILT_DEF(filt_f32_asc, float, GP_KEY_ID, -INFINITY)
+GP_FILT_DEF(filt_f32_desc, float, GP_KEY_NEG, -INFINITY)
+GP_FILT_DEF(filt_f64_asc, double, GP_KEY_ID, -INFINITY)
+GP_FILT_DEF(filt_f64_desc, double, GP_KEY_NEG, -INFINITY)
+
+gp_status gp_cpu_filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
+{
+    (void)ws;
+    const int nthreads = thread_count(a->n);
+    int64_t c;
+    switch (a->t) {
+#define GP_FILT_CASE(NAME, T, E)                                                                    \
+    case E: c = a->descending ? filt_##NAME##_desc(a, nthreads) : filt_##NAME##_asc(a, nthreads); break;
+        GP_SEL_DTYPES(GP_FILT_CASE)
+#undef GP_FILT_CASE
+    default: return gp_set_error(ctx, GP_STATUS_INTERNAL, "cpu filter: dtype %d", (int)a->t);
+    }
+    *a->count = c;
+    return GP_STATUS_OK;
+}

@@ -1,0 +1,288 @@
+/*
+ * The CUDA backend's table: probe, device memory and facts, the context
+ * (control block, stream), copies, and the error mapping every CUDA call
+ * goes through. The primitives live in their own files (cuda_reduce.cu).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_common.cuh"
+
+namespace gp_cuda {
+
+/* ---------------------------------------------------------------- errors */
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+gp_status fail(gp_ctx *ctx, cudaError_t err, const char *call, const char *file, int line, gp_status other)
+{
+    (void)cudaGetLastError(); /* clear it; a sticky error stays regardless */
+    gp_status s = err == cudaErrorMemoryAllocation ? GP_STATUS_DEVICE_OUT_OF_MEMORY : other;
+    int name_len = (int)strcspn(call, "(");
+    return gp_set_error(ctx, s, "%.*s failed: %s (%s) at %s:%d", name_len, call, cudaGetErrorName(err),
+                        cudaGetErrorString(err), base_name(file), line);
+}
+
+gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                 void **args, const char *file, int line)
+{
+    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+    cudaError_t e = cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, 0, stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "launch of %s <<<%u, %u>>> failed: %s (%s) at %s:%d",
+                            what, grid, block, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
+    }
+#ifdef GPUPRIM_DEBUG_LAUNCH
+    fprintf(stderr, "gpuprim: launch %s <<<%u, %u>>> on stream %p (device %d)\n", what, grid, block,
+            ctx->stream, ctx->device);
+    e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        fprintf(stderr, "gpuprim: %s failed: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "%s <<<%u, %u>>> failed: %s (%s) at %s:%d", what, grid,
+                            block, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
+    }
+#endif
+    return GP_STATUS_OK;
+}
+
+/* ----------------------------------------------------------------- probe */
+
+struct probe_result {
+    cudaError_t err;
+    int count;
+};
+
+static probe_result run_probe()
+{
+    probe_result r = {cudaSuccess, 0};
+    r.err = cudaGetDeviceCount(&r.count);
+    if (r.err != cudaSuccess) {
+        (void)cudaGetLastError();
+        r.count = 0;
+    }
+    return r;
+}
+
+/* The first call probes; later calls read the cached answer (C++ makes the
+ * initialisation of a function-local static thread-safe). */
+static const probe_result &probe_once()
+{
+    static const probe_result r = run_probe();
+    return r;
+}
+
+int visible_devices() { return probe_once().count; }
+
+static gp_status cuda_probe(char *detail, size_t size)
+{
+    if (detail && size) detail[0] = '\0';
+    const probe_result &r = probe_once();
+    if (r.err == cudaSuccess && r.count >= 1) return GP_STATUS_OK;
+    if (detail && size) {
+        if (r.err != cudaSuccess)
+            snprintf(detail, size, "no usable CUDA device: cudaGetDeviceCount: %s (%s)", cudaGetErrorName(r.err),
+                     cudaGetErrorString(r.err));
+        else
+            snprintf(detail, size, "no usable CUDA device: cudaGetDeviceCount found none");
+    }
+    return GP_STATUS_BACKEND_UNAVAILABLE;
+}
+
+/* ------------------------------------------------ device memory and facts */
+
+static void *cuda_device_alloc(int device, size_t bytes)
+{
+    device_scope scope;
+    void *p = NULL;
+    if (scope.enter(device) != cudaSuccess || cudaMalloc(&p, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static void cuda_device_free(int device, void *ptr)
+{
+    device_scope scope;
+    if (scope.enter(device) != cudaSuccess || cudaFree(ptr) != cudaSuccess) (void)cudaGetLastError();
+}
+
+static int cuda_device_count(void) { return visible_devices(); }
+
+/* No context here, so failures give only a status. */
+static gp_status cuda_device_info(int device, gp_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+    cudaDeviceProp prop;
+    cudaError_t e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess) return fail(NULL, e, "cudaGetDeviceProperties", __FILE__, __LINE__);
+    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->compute_major = prop.major;
+    info->compute_minor = prop.minor;
+    info->sm_count = prop.multiProcessorCount;
+    info->total_memory_bytes = prop.totalGlobalMem;
+    info->l2_bytes = prop.l2CacheSize > 0 ? (size_t)prop.l2CacheSize : 0;
+    /* CUDA 13 dropped the memory clock from cudaDeviceProp; the attributes
+     * remain. A failure leaves the field 0 ("unknown"). */
+    int bus_bits = 0, clock_khz = 0;
+    if (cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) bus_bits = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess) clock_khz = 0;
+    (void)cudaGetLastError();
+    info->memory_bus_width_bits = bus_bits;
+    info->memory_clock_khz = clock_khz;
+    /* Seed 000's formula: bytes per transfer x transfers per second (DDR). */
+    info->peak_bandwidth_gbs = bus_bits / 8.0 * (clock_khz * 1e3) * 2.0 / 1e9;
+    if (cudaDriverGetVersion(&info->driver_version) != cudaSuccess) info->driver_version = 0;
+    if (cudaRuntimeGetVersion(&info->runtime_version) != cudaSuccess) info->runtime_version = 0;
+    (void)cudaGetLastError();
+    return GP_STATUS_OK;
+}
+
+/* --------------------------------------------------------------- context */
+
+/* Everything ctx_init does after the host state exists; on failure the
+ * caller frees what was set. */
+static gp_status init_state(gp_ctx *ctx, context_state *st)
+{
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, ctx->device));
+    if (st->sm_count < 1) st->sm_count = 1;
+
+    st->control = gp_ctx_alloc(ctx, GP_MEM_DEVICE, kControlBytes);
+    if (!st->control)
+        return gp_set_error(ctx, GP_STATUS_DEVICE_OUT_OF_MEMORY,
+                            "could not allocate the %zu-byte device control block", kControlBytes);
+    /* The context's stream is still the default one; wait here so that the
+     * zeroed counter is in place whatever stream the context moves to. */
+    GP_CUDA_TRY(ctx, cudaMemsetAsync(st->control, 0, kControlBytes, 0));
+    GP_CUDA_TRY(ctx, cudaStreamSynchronize(0));
+    st->reduce_counter = reinterpret_cast<unsigned *>(static_cast<char *>(st->control) + kReduceCounterOffset);
+    return GP_STATUS_OK;
+}
+
+static void free_state(gp_ctx *ctx, context_state *st)
+{
+    gp_ctx_dealloc(ctx, GP_MEM_DEVICE, st->control);
+    gp_ctx_dealloc(ctx, GP_MEM_HOST, st);
+}
+
+static gp_status cuda_ctx_init(gp_ctx *ctx)
+{
+    context_state *st = static_cast<context_state *>(gp_ctx_alloc(ctx, GP_MEM_HOST, sizeof(context_state)));
+    if (!st) return gp_set_error(ctx, GP_STATUS_OUT_OF_MEMORY, "could not allocate the CUDA context state");
+    memset(st, 0, sizeof *st);
+    gp_status s = init_state(ctx, st);
+    if (s != GP_STATUS_OK) {
+        free_state(ctx, st);
+        return s;
+    }
+    ctx->impl = st;
+    ctx->result_slot = static_cast<char *>(st->control) + kResultSlotOffset;
+    return GP_STATUS_OK;
+}
+
+static void cuda_ctx_fini(gp_ctx *ctx)
+{
+    context_state *st = state(ctx);
+    if (!st) return;
+    {
+        device_scope scope;
+        if (scope.enter(ctx->device) != cudaSuccess ||
+            cudaStreamSynchronize(static_cast<cudaStream_t>(ctx->stream)) != cudaSuccess)
+            (void)cudaGetLastError();
+    }
+    free_state(ctx, st);
+    ctx->impl = NULL;
+    ctx->result_slot = NULL;
+}
+
+static gp_status cuda_set_stream(gp_ctx *ctx, void *stream)
+{
+#if CUDART_VERSION >= 12080
+    if (stream) {
+        int dev = -1;
+        GP_CUDA_TRY(ctx, cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &dev));
+        if (dev != ctx->device)
+            return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT,
+                                "the stream belongs to device %d, the context to device %d", dev, ctx->device);
+    }
+#endif
+    return GP_STATUS_OK;
+}
+
+static gp_status cuda_synchronize(gp_ctx *ctx)
+{
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    GP_CUDA_TRY(ctx, cudaStreamSynchronize(static_cast<cudaStream_t>(ctx->stream)));
+    return GP_STATUS_OK;
+}
+
+static gp_status cuda_copy(gp_ctx *ctx, void *dst, const void *src, size_t bytes, gp_copy_kind kind)
+{
+    static const cudaMemcpyKind kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                                           cudaMemcpyDeviceToDevice};
+    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    GP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, kinds[kind], stream));
+    /* The caller may reuse or read the host buffer as soon as we return. */
+    if (kind != GP_COPY_CTX_TO_CTX) GP_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    return GP_STATUS_OK;
+}
+
+static gp_status cuda_memset(gp_ctx *ctx, void *dst, int value, size_t bytes)
+{
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    GP_CUDA_TRY(ctx, cudaMemsetAsync(dst, value, bytes, static_cast<cudaStream_t>(ctx->stream)));
+    return GP_STATUS_OK;
+}
+
+/* Every reduction the core accepts has a kernel (cuda_reduce.cu). */
+static int cuda_supports(gp_primitive prim, gp_op op, gp_dtype in_t, gp_dtype out_t)
+{
+    return prim == GP_PRIM_REDUCE && gp_op_defined_for(op, in_t) && gp_widening_ok(in_t, out_t);
+}
+
+} // namespace gp_cuda
+
+static_assert(GP_COPY_HOST_TO_CTX == 0 && GP_COPY_CTX_TO_HOST == 1 && GP_COPY_CTX_TO_CTX == 2,
+              "cuda_copy indexes its kind table by gp_copy_kind");
+
+extern "C" const gp_backend_vtable gp_cuda_backend = {
+    .id = GP_BACKEND_CUDA,
+    .probe = gp_cuda::cuda_probe,
+    .device_alloc = gp_cuda::cuda_device_alloc,
+    .device_free = gp_cuda::cuda_device_free,
+    .device_count = gp_cuda::cuda_device_count,
+    .device_info = gp_cuda::cuda_device_info,
+    .ctx_init = gp_cuda::cuda_ctx_init,
+    .ctx_fini = gp_cuda::cuda_ctx_fini,
+    .set_stream = gp_cuda::cuda_set_stream,
+    .synchronize = gp_cuda::cuda_synchronize,
+    .copy = gp_cuda::cuda_copy,
+    .memset = gp_cuda::cuda_memset,
+    .supports = gp_cuda::cuda_supports,
+    .reduce_workspace = gp_cuda::reduce_workspace,
+    .reduce = gp_cuda::reduce,
+    /* Not on CUDA yet: the core answers unsupported. */
+    .scan_workspace = NULL,
+    .scan = NULL,
+    .select_workspace = NULL,
+    .select = NULL,
+    .filter = NULL,
+    .transpose = NULL,
+    .count_workspace = NULL,
+    .count = NULL,
+    .histogram_workspace = NULL,
+    .histogram = NULL,
+};

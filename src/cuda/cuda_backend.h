@@ -1,0 +1,34 @@
+/* What the CUDA backend's files share about a context. */
+#ifndef GP_CUDA_BACKEND_H
+#define GP_CUDA_BACKEND_H
+
+#include "gp_internal.h"
+
+namespace gp_cuda {
+
+/*
+ * Layout of the per-context device control block: the 64-byte result slot
+ * (ctx->result_slot, where gp_reduce_to_host lands) and the reduction's
+ * done-counter on its own 64 bytes. The counter is 0 between calls: the
+ * last block of each multi-block reduction sets it back.
+ */
+constexpr size_t kResultSlotOffset = 0;
+constexpr size_t kReduceCounterOffset = 64;
+constexpr size_t kControlBytes = 128;
+
+/* ctx->impl of a CUDA context: device facts read once at creation, so the
+ * hot path asks the runtime nothing. */
+struct context_state {
+    int sm_count;
+    void *control;            /* kControlBytes of device memory */
+    unsigned *reduce_counter; /* inside `control` */
+};
+
+inline context_state *state(const gp_ctx *ctx) { return static_cast<context_state *>(ctx->impl); }
+
+size_t reduce_workspace(const gp_ctx *ctx, const gp_reduce_args *a);
+gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws);
+
+} // namespace gp_cuda
+
+#endif

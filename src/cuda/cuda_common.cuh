@@ -1,0 +1,149 @@
+/*
+ * Building blocks shared by the CUDA backend's files: CUDA error checks that
+ * map to a gp_status, the kernel launch helper, the device switch, and the
+ * warp/block reductions and streaming loads the kernels are made of.
+ */
+#ifndef GP_CUDA_COMMON_CUH
+#define GP_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "gp_internal.h"
+
+/* ------------------------------------------------------- host: errors */
+
+namespace gp_cuda {
+
+/* Records "cudaXxx failed: <name> (<string>) at file:line" on ctx (which may
+ * be NULL) and returns the status: cudaErrorMemoryAllocation gives
+ * DEVICE_OUT_OF_MEMORY, anything else `other`. Clears the runtime's last
+ * error so that a later launch check does not see this one again. `call` is
+ * the call's source text; the function name is taken up to its '('. */
+gp_status fail(gp_ctx *ctx, cudaError_t err, const char *call, const char *file, int line,
+               gp_status other = GP_STATUS_DEVICE_ERROR);
+
+/* Launches `kernel` on the context's stream and checks the launch: a launch
+ * error gives LAUNCH_FAILED with `what` (the kernel and its parameters) in
+ * the message. With GPUPRIM_DEBUG_LAUNCH the stream is synchronised after
+ * the launch and the launch shape is logged to stderr. */
+gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                 void **args, const char *file, int line);
+
+/* Number of CUDA devices, from the probe's cached answer (0 if none). */
+int visible_devices();
+
+/*
+ * Makes `device` current for a scope and restores the caller's device at
+ * its end. With one visible device there is nothing to switch (device 0 is
+ * always current), so the hot path makes no runtime call at all.
+ */
+class device_scope {
+public:
+    device_scope() = default;
+    device_scope(const device_scope &) = delete;
+    device_scope &operator=(const device_scope &) = delete;
+    ~device_scope()
+    {
+        if (prev_ >= 0) cudaSetDevice(prev_);
+    }
+    cudaError_t enter(int device)
+    {
+        if (visible_devices() <= 1) return cudaSuccess;
+        int cur = 0;
+        cudaError_t e = cudaGetDevice(&cur);
+        if (e != cudaSuccess || cur == device) return e;
+        e = cudaSetDevice(device);
+        if (e == cudaSuccess) prev_ = cur;
+        return e;
+    }
+
+private:
+    int prev_ = -1;
+};
+
+} // namespace gp_cuda
+
+/* Evaluates a CUDA runtime call; on failure records it on ctx and returns
+ * the mapped status from the enclosing function. */
+#define GP_CUDA_TRY(ctx, call)                                                   \
+    do {                                                                         \
+        cudaError_t gp_err_ = (call);                                            \
+        if (gp_err_ != cudaSuccess)                                              \
+            return gp_cuda::fail((ctx), gp_err_, #call, __FILE__, __LINE__);     \
+    } while (0)
+
+/* Makes the context's device current for `scope` (see device_scope). */
+#define GP_CUDA_ENTER_DEVICE(ctx, scope)                                                 \
+    do {                                                                                 \
+        cudaError_t gp_err_ = (scope).enter((ctx)->device);                              \
+        if (gp_err_ != cudaSuccess)                                                      \
+            return gp_cuda::fail((ctx), gp_err_, "cudaSetDevice", __FILE__, __LINE__);   \
+    } while (0)
+
+/* Launches a kernel through gp_cuda::launch and returns on failure. */
+#define GP_CUDA_LAUNCH(ctx, kernel, what, grid, block, args)                                   \
+    do {                                                                                       \
+        gp_status gp_ls_ = gp_cuda::launch((ctx), (const void *)(kernel), (what), (grid), (block), \
+                                           (args), __FILE__, __LINE__);                        \
+        if (gp_ls_ != GP_STATUS_OK) return gp_ls_;                                             \
+    } while (0)
+
+/* ------------------------------------------------ device: building blocks */
+
+namespace gp_cuda {
+
+constexpr int kWarp = 32;
+
+/* One 16-byte load of data that is read exactly once. */
+template <int Hint>
+__device__ __forceinline__ uint4 load_stream(const uint4 *p)
+{
+    if constexpr (Hint == 1) {
+        uint4 v;
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+        return v;
+    } else {
+        return __ldg(p);
+    }
+}
+
+/* Combines v across the warp with Op::combine; every lane gets the total. */
+template <class Op, class T>
+__device__ __forceinline__ T warp_reduce(T v)
+{
+#pragma unroll
+    for (int offset = kWarp / 2; offset > 0; offset /= 2)
+        v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+/*
+ * Combines v across a block of Threads threads; the total is valid in
+ * thread 0. Every thread of the block must call it. Two calls in a row need
+ * a __syncthreads() between them (warp 0 of the first call still reads the
+ * shared slots that the second call writes).
+ */
+template <class Op, int Threads, class T>
+__device__ __forceinline__ T block_reduce(T v)
+{
+    static_assert(Threads % kWarp == 0 && Threads <= kWarp * kWarp, "block must be whole warps, <= 1024");
+    constexpr int kWarps = Threads / kWarp;
+    __shared__ T warp_totals[kWarps];
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    v = warp_reduce<Op>(v);
+    if (kWarps == 1) return v;
+    if (lane == 0) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < kWarps ? warp_totals[lane] : Op::template identity<T>();
+        v = warp_reduce<Op>(v);
+    }
+    return v;
+}
+
+} // namespace gp_cuda
+
+#endif

@@ -1,0 +1,686 @@
+/*
+ * CUDA counting and histograms.
+ *
+ * Count: a persistent grid reads 16-byte vectors, each thread counts in a
+ * register, each block reduces its count, and the last block to finish
+ * (a ticket in the context's control block) adds the blocks' partials and
+ * writes the 64-bit count: one launch, no memset, no contended atomic.
+ *
+ * Histograms, three kernels:
+ * - 8-bit inputs (hist_bytes_kernel) count raw byte values, 256 rows of 32
+ *   lane columns in shared memory: lane l always adds to column l, so a
+ *   warp's 32 atomics hit 32 different banks whatever the data (one bin or
+ *   uniform costs the same), and no element needs any arithmetic. A flush
+ *   maps each value to its bin once and adds the row into the histogram.
+ * - Other inputs with bins that fit in shared memory (hist_shared_kernel)
+ *   compute each element's bin and add it to a block-private copy: bins x C
+ *   32-bit counters, lane l using column l % C, C = 32 down to 1 as the bins
+ *   grow (cuda_histogram.cuh). With C < 8, lanes first group equal bins
+ *   with __match_any_sync and one lane adds the group's size.
+ * - Too many bins for shared memory (hist_global_kernel): the same warp
+ *   grouping, then one 64-bit atomic per distinct bin per warp straight
+ *   into the histogram.
+ * Shared counters are 32-bit and flushed (added to the 64-bit histogram with
+ * one atomic per non-zero row, then cleared) every kHistRoundElems elements
+ * of a block, so none can wrap. Non-accumulate mode needs the histogram zero
+ * before the first flush: a one-block launch zeroes it itself; otherwise a
+ * cudaMemsetAsync of bins x 8 bytes goes first (one more stream operation,
+ * ~2 us; blocks cannot order a zeroing pass among themselves in one launch).
+ *
+ * Even bins: the header's formula, floor((x - lower) / (upper - lower) *
+ * bins) in double, with __dsub_rn/__ddiv_rn/__dmul_rn so that nothing is
+ * contracted into an FMA, behind an estimate that is provably equal where
+ * it is used (even_bin); the CPU backend and the serial reference compute
+ * the same, so the three agree exactly. Edges: bisection in the input dtype.
+ *
+ * The file reads bottom-up, as C++ wants definitions before use: device
+ * helpers, kernels, then the host dispatch and the entry points.
+ */
+#include <algorithm>
+#include <atomic>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_common.cuh"
+#include "cuda_histogram.cuh"
+
+namespace gp_cuda {
+namespace {
+
+constexpr unsigned kFull = 0xffffffffu;
+
+/* ------------------------------------------------------------ input layout */
+
+/* One 16-byte vector of T. */
+template <class T>
+union vec16 {
+    uint4 raw;
+    T e[16 / sizeof(T)];
+};
+
+/* The input as `head` elements up to its first 16-byte boundary, `nvec`
+ * whole vectors, then `tail` elements. head + tail < 32: one warp takes them. */
+struct layout {
+    long long head, nvec, tail;
+};
+
+/* Index of the j-th head-or-tail element, 0 <= j < head + tail. */
+template <class T>
+__device__ __forceinline__ long long edge_index(const layout &L, long long j)
+{
+    return j < L.head ? j : L.head + L.nvec * (long long)(16 / sizeof(T)) + (j - L.head);
+}
+
+/* ------------------------------------------------------------------ count */
+
+template <int Cmp>
+struct cmp_fn;
+template <>
+struct cmp_fn<GP_CMP_LT> {
+    template <class T> __device__ static bool f(T x, T v) { return x < v; }
+};
+template <>
+struct cmp_fn<GP_CMP_LE> {
+    template <class T> __device__ static bool f(T x, T v) { return x <= v; }
+};
+template <>
+struct cmp_fn<GP_CMP_GT> {
+    template <class T> __device__ static bool f(T x, T v) { return x > v; }
+};
+template <>
+struct cmp_fn<GP_CMP_GE> {
+    template <class T> __device__ static bool f(T x, T v) { return x >= v; }
+};
+template <>
+struct cmp_fn<GP_CMP_EQ> {
+    template <class T> __device__ static bool f(T x, T v) { return x == v; }
+};
+template <>
+struct cmp_fn<GP_CMP_NE> {
+    template <class T> __device__ static bool f(T x, T v) { return x != v; }
+};
+
+struct sum_op {
+    template <class T> __device__ static T combine(T a, T b) { return a + b; }
+    template <class T> __device__ static T identity() { return T(0); }
+};
+
+/*
+ * Counts (x cmp value). Each block's count goes to partials[block]; the
+ * block that takes the last ticket sums them, writes *out and resets the
+ * ticket to 0 for the next launch on the stream. One block writes directly.
+ */
+template <class T, int Cmp>
+__global__ void __launch_bounds__(kCountThreads)
+    count_kernel(const T *in, layout L, T value, unsigned long long *partials, unsigned *ticket, long long *out)
+{
+    constexpr int kPer = 16 / sizeof(T);
+    constexpr long long kTile = (long long)kCountThreads * kCountUnroll;
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + L.head);
+    unsigned long long c = 0;
+    for (long long base = blockIdx.x * kTile; base < L.nvec; base += (long long)gridDim.x * kTile) {
+        const bool full = base + kTile <= L.nvec;
+        vec16<T> v[kCountUnroll];
+#pragma unroll
+        for (int u = 0; u < kCountUnroll; u++) {
+            long long i = base + u * kCountThreads + threadIdx.x;
+            if (full || i < L.nvec) v[u].raw = load_stream<0>(body + i);
+        }
+        unsigned tc = 0; /* at most kCountUnroll * 16 */
+#pragma unroll
+        for (int u = 0; u < kCountUnroll; u++) {
+            long long i = base + u * kCountThreads + threadIdx.x;
+            if (full || i < L.nvec) {
+#pragma unroll
+                for (int k = 0; k < kPer; k++) tc += cmp_fn<Cmp>::f(v[u].e[k], value);
+            }
+        }
+        c += tc;
+    }
+    if (blockIdx.x == 0 && threadIdx.x < L.head + L.tail)
+        c += cmp_fn<Cmp>::f(in[edge_index<T>(L, threadIdx.x)], value);
+
+    c = block_reduce<sum_op, kCountThreads>(c);
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) *out = (long long)c;
+        return;
+    }
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = c;
+        __threadfence(); /* the partial is visible before the ticket is */
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads(); /* also orders block_reduce's shared slots for the call below */
+    if (!last) return;
+    __threadfence();
+    unsigned long long s = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += kCountThreads) s += __ldcg(partials + b);
+    s = block_reduce<sum_op, kCountThreads>(s);
+    if (threadIdx.x == 0) {
+        *out = (long long)s;
+        *ticket = 0;
+    }
+}
+
+/* ------------------------------------------------------------- bin formulas */
+
+struct even_params {
+    double lower, upper, width, scale, fbins; /* width = upper - lower, scale = bins / width */
+    int bins;
+};
+
+/* What a flush or a launch needs besides the input. */
+struct hist_params {
+    layout L;
+    unsigned long long *hist;
+    int bins;
+    even_params even;
+    const void *edges; /* NULL for even bins */
+    bool zero_first;   /* a one-block launch clears hist itself */
+};
+
+/*
+ * The bin of x by the header's formula, or -1 outside [lower, upper) and
+ * for NaN. The estimate a = (x - lower) * (bins / width) is within 2^-30 of
+ * the formula's value before the floor (each is within 2 ulp of the real
+ * quotient, and both are below 2^20), so where a is more than 2^-26 from
+ * every integer both floors agree and the division is skipped. Near an
+ * integer, for tiny or non-finite a, the formula itself decides. The full
+ * argument is in cpu_histogram.c, which does the same.
+ */
+__device__ __forceinline__ int even_bin(double x, const even_params &p)
+{
+    constexpr double kEps = 0x1p-26;
+    if (!(x >= p.lower && x < p.upper)) return -1;
+    const double d = __dsub_rn(x, p.lower);
+    const double a = __dmul_rn(d, p.scale);
+    if (a >= 0.0 && a < p.fbins) { /* false for NaN */
+        const int k = __double2int_rz(a);
+        const double fr = __dsub_rn(a, (double)k); /* exact */
+        if (fr > kEps && fr < 1.0 - kEps) return k;
+    }
+    const int k = __double2int_rz(__dmul_rn(__ddiv_rn(d, p.width), p.fbins)); /* >= 0: d <= width */
+    return k < p.bins ? k : p.bins - 1;
+}
+
+/* The b with e[b] <= x < e[b+1], or -1 outside [e[0], e[bins]) and for
+ * NaN, compared in T. Every lane runs ceil(log2(bins)) steps: the range
+ * [lo, lo + len) keeps the answer and halves each time. */
+template <class T>
+__device__ __forceinline__ int edge_bin(T x, const T *e, int bins)
+{
+    if (!(e[0] <= x && x < e[bins])) return -1;
+    int lo = 0, len = bins;
+    while (len > 1) {
+        const int half = len >> 1;
+        lo = e[lo + half] <= x ? lo + half : lo;
+        len -= half;
+    }
+    return lo;
+}
+
+template <class T, bool Edges>
+__device__ __forceinline__ int bin_of(T x, const hist_params &p, const T *e)
+{
+    if constexpr (Edges) return edge_bin<T>(x, e, p.bins);
+    else return even_bin((double)x, p.even); /* integers: round to nearest, as C */
+}
+
+/* --------------------------------------------------- shared-memory helpers */
+
+/* Clears `words` counters and, for a one-block launch, the histogram. The
+ * caller synchronises before the counters are used. */
+__device__ __forceinline__ void block_clear(unsigned *cnt, int words, const hist_params &p)
+{
+    for (int i = threadIdx.x; i < words; i += blockDim.x) cnt[i] = 0;
+    if (p.zero_first)
+        for (int i = threadIdx.x; i < p.bins; i += blockDim.x) p.hist[i] = 0;
+}
+
+/*
+ * Adds the block's counters (rows x 2^cshift, row-major) into the 64-bit
+ * histogram, row r into bin row_bin(r) (none if < 0), and clears them. A
+ * warp reads 32 consecutive counters (32 >> cshift whole rows: no bank
+ * conflict) and sums each row's columns with shuffles inside the row's lane
+ * group. Every thread of the block calls it.
+ */
+template <class RowBin>
+__device__ void flush_rows(unsigned *cnt, int rows, int cshift, unsigned long long *hist, RowBin row_bin)
+{
+    __syncthreads(); /* every deposit of the round is in */
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int per_pass = 32 >> cshift;
+    for (int r0 = warp * per_pass; r0 < rows; r0 += warps * per_pass) {
+        const int row = r0 + (lane >> cshift);
+        unsigned v = 0;
+        if (row < rows) {
+            unsigned *slot = cnt + (r0 << cshift) + lane;
+            v = *slot;
+            *slot = 0;
+        }
+        for (int off = (1 << cshift) >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
+        if (v != 0 && (lane & ((1 << cshift) - 1)) == 0) { /* v != 0: row < rows */
+            const int b = row_bin(row);
+            if (b >= 0) atomicAdd(hist + b, (unsigned long long)v);
+        }
+    }
+    __syncthreads(); /* counters clear before the next round adds */
+}
+
+/* ------------------------------------------------------------- 8-bit inputs */
+
+/* Adds the 4 bytes of w to their value rows, in this lane's column: the
+ * counter of value v sits 128 * v + 4 * lane bytes into `cnt`, so each byte
+ * costs a shift, a mask-or and the atomic. */
+__device__ __forceinline__ void count_bytes(unsigned char *cnt, unsigned lane4, unsigned w)
+{
+    atomicAdd(reinterpret_cast<unsigned *>(cnt + (((w << 7) & 0x7f80u) | lane4)), 1u);
+    atomicAdd(reinterpret_cast<unsigned *>(cnt + (((w >> 1) & 0x7f80u) | lane4)), 1u);
+    atomicAdd(reinterpret_cast<unsigned *>(cnt + (((w >> 9) & 0x7f80u) | lane4)), 1u);
+    atomicAdd(reinterpret_cast<unsigned *>(cnt + (((w >> 17) & 0x7f80u) | lane4)), 1u);
+}
+
+template <class T, bool Edges>
+__global__ void __launch_bounds__(kHistThreads, kHistBytesBlocksPerSm) hist_bytes_kernel(const T *in, hist_params p)
+{
+    constexpr long long kTile = (long long)kHistThreads * kHistUnroll; /* vectors */
+    constexpr int kRoundTiles = kHistRoundElems / (kTile * 16) > 0 ? int(kHistRoundElems / (kTile * 16)) : 1;
+    __shared__ unsigned cnt[256 * 32];
+    __shared__ int bin_of_value[256]; /* worked out once per block: no formula in the loop */
+    block_clear(cnt, 256 * 32, p);
+    static_assert(kHistThreads >= 256, "one thread per byte value");
+    if (threadIdx.x < 256)
+        bin_of_value[threadIdx.x] = bin_of<T, Edges>((T)(unsigned char)threadIdx.x, p, static_cast<const T *>(p.edges));
+    __syncthreads();
+    unsigned char *bytes = reinterpret_cast<unsigned char *>(cnt);
+    const unsigned lane4 = (threadIdx.x & 31) * 4;
+    auto row_bin = [&](int row) { return bin_of_value[row]; };
+
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
+    int tiles = 0;
+    for (long long base = blockIdx.x * kTile; base < p.L.nvec; base += (long long)gridDim.x * kTile) {
+        const bool full = base + kTile <= p.L.nvec;
+        uint4 v[kHistUnroll];
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            long long i = base + u * kHistThreads + threadIdx.x;
+            if (full || i < p.L.nvec) v[u] = load_stream<0>(body + i);
+        }
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            long long i = base + u * kHistThreads + threadIdx.x;
+            if (full || i < p.L.nvec) {
+                count_bytes(bytes, lane4, v[u].x);
+                count_bytes(bytes, lane4, v[u].y);
+                count_bytes(bytes, lane4, v[u].z);
+                count_bytes(bytes, lane4, v[u].w);
+            }
+        }
+        if (++tiles == kRoundTiles) { /* block-uniform */
+            flush_rows(cnt, 256, 5, p.hist, row_bin);
+            tiles = 0;
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x < p.L.head + p.L.tail) {
+        const unsigned b = (unsigned char)in[edge_index<T>(p.L, threadIdx.x)];
+        atomicAdd(cnt + (b << 5) + (threadIdx.x & 31), 1u);
+    }
+    flush_rows(cnt, 256, 5, p.hist, row_bin);
+}
+
+/* ------------------------------------------------------ wider inputs, shared */
+
+template <class T, bool Edges, bool Match>
+__global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_shared_kernel(const T *in, hist_params p, int cshift)
+{
+    constexpr int kPer = 16 / sizeof(T);
+    constexpr long long kTile = (long long)kHistThreads * kHistUnroll;
+    constexpr int kRoundTiles = kHistRoundElems / (kTile * kPer) > 0 ? int(kHistRoundElems / (kTile * kPer)) : 1;
+    extern __shared__ __align__(16) unsigned char smem[];
+    unsigned *cnt = reinterpret_cast<unsigned *>(smem);
+    const int words = p.bins << cshift;
+    const T *e = static_cast<const T *>(p.edges);
+    if constexpr (Edges) { /* the edges follow the counters, 16-byte aligned */
+        T *se = reinterpret_cast<T *>(smem + ((size_t)words * 4 + 15) / 16 * 16);
+        for (int i = threadIdx.x; i <= p.bins; i += kHistThreads) se[i] = e[i];
+        e = se;
+    }
+    block_clear(cnt, words, p);
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31;
+    unsigned *col = cnt + (lane & ((1 << cshift) - 1));
+    /* Every lane of the warp calls it (b < 0: nothing to add). */
+    auto deposit = [&](int b) {
+        if constexpr (Match) {
+            const unsigned peers = __match_any_sync(kFull, b);
+            if (b >= 0 && lane == __ffs(peers) - 1) atomicAdd(col + (b << cshift), (unsigned)__popc(peers));
+        } else {
+            if (b >= 0) atomicAdd(col + (b << cshift), 1u);
+        }
+    };
+    auto row_bin = [](int row) { return row; };
+
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
+    int tiles = 0;
+    for (long long base = blockIdx.x * kTile; base < p.L.nvec; base += (long long)gridDim.x * kTile) {
+        const bool full = base + kTile <= p.L.nvec;
+        vec16<T> v[kHistUnroll];
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            long long i = base + u * kHistThreads + threadIdx.x;
+            if (full || i < p.L.nvec) v[u].raw = load_stream<0>(body + i);
+        }
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            const bool ok = full || base + u * kHistThreads + threadIdx.x < p.L.nvec;
+#pragma unroll
+            for (int k = 0; k < kPer; k++) deposit(ok ? bin_of<T, Edges>(v[u].e[k], p, e) : -1);
+        }
+        if (++tiles == kRoundTiles) { /* block-uniform */
+            flush_rows(cnt, p.bins, cshift, p.hist, row_bin);
+            tiles = 0;
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x < 32) { /* the whole warp: deposit may group */
+        const int b = lane < p.L.head + p.L.tail ? bin_of<T, Edges>(in[edge_index<T>(p.L, lane)], p, e) : -1;
+        deposit(b);
+    }
+    flush_rows(cnt, p.bins, cshift, p.hist, row_bin);
+}
+
+/* ------------------------------------------------------ wider inputs, global */
+
+template <class T, bool Edges>
+__global__ void __launch_bounds__(kHistThreads, 2) hist_global_kernel(const T *in, hist_params p)
+{
+    constexpr int kPer = 16 / sizeof(T);
+    constexpr long long kTile = (long long)kHistThreads * kHistUnroll;
+    if (p.zero_first) {
+        for (int i = threadIdx.x; i < p.bins; i += kHistThreads) p.hist[i] = 0;
+        __syncthreads();
+    }
+    const T *e = static_cast<const T *>(p.edges);
+    const int lane = threadIdx.x & 31;
+    /* One 64-bit atomic per distinct bin of the warp. */
+    auto deposit = [&](int b) {
+        const unsigned peers = __match_any_sync(kFull, b);
+        if (b >= 0 && lane == __ffs(peers) - 1) atomicAdd(p.hist + b, (unsigned long long)__popc(peers));
+    };
+
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
+    for (long long base = blockIdx.x * kTile; base < p.L.nvec; base += (long long)gridDim.x * kTile) {
+        const bool full = base + kTile <= p.L.nvec;
+        vec16<T> v[kHistUnroll];
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            long long i = base + u * kHistThreads + threadIdx.x;
+            if (full || i < p.L.nvec) v[u].raw = load_stream<0>(body + i);
+        }
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            const bool ok = full || base + u * kHistThreads + threadIdx.x < p.L.nvec;
+#pragma unroll
+            for (int k = 0; k < kPer; k++) deposit(ok ? bin_of<T, Edges>(v[u].e[k], p, e) : -1);
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x < 32) {
+        const int b = lane < p.L.head + p.L.tail ? bin_of<T, Edges>(in[edge_index<T>(p.L, lane)], p, e) : -1;
+        deposit(b);
+    }
+}
+
+/* ================================================================ host side */
+
+layout split(const void *in, size_t esize, int64_t n)
+{
+    const long long per = (long long)(16 / esize);
+    long long head = (long long)(((16 - ((uintptr_t)in & 15)) & 15) / esize);
+    if (head > n) head = n;
+    const long long nvec = (n - head) / per;
+    return layout{head, nvec, n - head - nvec * per};
+}
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+/* cudaLaunchKernel with dynamic shared memory, checked as gp_cuda::launch
+ * checks (which has no shared-memory argument). */
+gp_status launch_dyn(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, size_t smem, void **args)
+{
+    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+    cudaError_t e = cudaLaunchKernel(kernel, dim3(grid), dim3(kHistThreads), args, smem, stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "launch of %s <<<%u, %d, %zu>>> failed: %s (%s)", what,
+                            grid, kHistThreads, smem, cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+#ifdef GPUPRIM_DEBUG_LAUNCH
+    fprintf(stderr, "gpuprim: launch %s <<<%u, %d, %zu>>> on stream %p (device %d)\n", what, grid, kHistThreads,
+            smem, ctx->stream, ctx->device);
+    e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "%s <<<%u, %d, %zu>>> failed: %s (%s)", what, grid,
+                            kHistThreads, smem, cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+#endif
+    return GP_STATUS_OK;
+}
+
+/* ---------------------------------------------------------------- count */
+
+/* From n alone, so that the workspace query and the call agree. */
+int count_grid(const gp_ctx *ctx, gp_dtype t, int64_t n)
+{
+    const long long tiles = ceil_div(n / (long long)(16 / gp_dtype_size(t)), (long long)kCountThreads * kCountUnroll);
+    const long long cap = (long long)state(ctx)->sm_count * kCountBlocksPerSm;
+    return (int)(tiles < 1 ? 1 : tiles < cap ? tiles : cap);
+}
+
+template <class T, int Cmp>
+gp_status count_launch(gp_ctx *ctx, const gp_count_args *a, void *ws)
+{
+    layout L = split(a->in, sizeof(T), a->n);
+    T value;
+    memcpy(&value, a->value, sizeof value);
+    const T *in = static_cast<const T *>(a->in);
+    unsigned long long *partials = static_cast<unsigned long long *>(ws);
+    unsigned *ticket = state(ctx)->reduce_counter; /* shared with reduce: 0 between launches on the stream */
+    long long *out = reinterpret_cast<long long *>(a->count);
+    void *args[] = {&in, &L, &value, &partials, &ticket, &out};
+    GP_CUDA_LAUNCH(ctx, (count_kernel<T, Cmp>), "count_kernel", (unsigned)count_grid(ctx, a->t, a->n),
+                   kCountThreads, args);
+    return GP_STATUS_OK;
+}
+
+template <class T>
+gp_status count_typed(gp_ctx *ctx, const gp_count_args *a, void *ws)
+{
+    switch (a->cmp) {
+    case GP_CMP_LT: return count_launch<T, GP_CMP_LT>(ctx, a, ws);
+    case GP_CMP_LE: return count_launch<T, GP_CMP_LE>(ctx, a, ws);
+    case GP_CMP_GT: return count_launch<T, GP_CMP_GT>(ctx, a, ws);
+    case GP_CMP_GE: return count_launch<T, GP_CMP_GE>(ctx, a, ws);
+    case GP_CMP_EQ: return count_launch<T, GP_CMP_EQ>(ctx, a, ws);
+    case GP_CMP_NE: return count_launch<T, GP_CMP_NE>(ctx, a, ws);
+    }
+    return gp_set_error(ctx, GP_STATUS_INTERNAL, "count: cmp %d", (int)a->cmp);
+}
+
+/* ----------------------------------------------------------- histograms */
+
+/* The device's opt-in shared-memory limit per block, asked once per device. */
+gp_status smem_optin(gp_ctx *ctx, int *bytes)
+{
+    static std::atomic<int> cache[64];
+    if (ctx->device < 64 && (*bytes = cache[ctx->device].load(std::memory_order_relaxed)) > 0) return GP_STATUS_OK;
+    GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device));
+    if (ctx->device < 64) cache[ctx->device].store(*bytes, std::memory_order_relaxed);
+    return GP_STATUS_OK;
+}
+
+/* One launch: its kernel, dynamic shared memory, and the elements each block
+ * should at least have (so that small inputs do not pay many flushes). */
+struct hist_plan {
+    const void *kernel;
+    const char *what;
+    size_t smem;
+    int cshift;
+    bool with_cshift; /* the kernel takes cshift */
+    long long min_block_elems;
+};
+
+template <class T, bool Edges>
+gp_status plan_wide(gp_ctx *ctx, const gp_histogram_args *a, hist_plan *pl)
+{
+    constexpr long long kTileElems = (long long)kHistThreads * kHistUnroll * (16 / sizeof(T));
+    const size_t edge_bytes = Edges ? ((size_t)(a->bins + 1) * sizeof(T) + 15) / 16 * 16 : 0;
+    int cshift = 5;
+    while (cshift > 0 && ((size_t)a->bins << cshift) * 4 + edge_bytes > (size_t)kHistSmemTarget) cshift--;
+    const size_t smem = ((size_t)a->bins << cshift) * 4 + edge_bytes;
+    int optin = 0;
+    gp_status s = smem_optin(ctx, &optin);
+    if (s != GP_STATUS_OK) return s;
+    /* Fewer elements than bins: clearing and flushing the block's copy would
+     * cost more than the atomics it saves. */
+    if (smem <= (size_t)optin && a->n >= a->bins) {
+        const bool match = (1 << cshift) < kHistMinColumnsUnmatched;
+        pl->kernel = match ? (const void *)hist_shared_kernel<T, Edges, true>
+                           : (const void *)hist_shared_kernel<T, Edges, false>;
+        pl->what = match ? "hist_shared_kernel<match>" : "hist_shared_kernel";
+        pl->smem = smem;
+        pl->cshift = cshift;
+        pl->with_cshift = true;
+        pl->min_block_elems = std::max(kTileElems, (long long)kHistMinElemsPerBin * a->bins);
+        if (smem > 48 * 1024)
+            GP_CUDA_TRY(ctx, cudaFuncSetAttribute(pl->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    } else {
+        pl->kernel = (const void *)hist_global_kernel<T, Edges>;
+        pl->what = "hist_global_kernel";
+        pl->smem = 0;
+        pl->cshift = 0;
+        pl->with_cshift = false;
+        pl->min_block_elems = kTileElems;
+    }
+    return GP_STATUS_OK;
+}
+
+template <class T, bool Edges>
+gp_status plan_bytes(const gp_histogram_args *a, hist_plan *pl)
+{
+    constexpr long long kTileElems = (long long)kHistThreads * kHistUnroll * 16;
+    pl->kernel = (const void *)hist_bytes_kernel<T, Edges>;
+    pl->what = "hist_bytes_kernel";
+    pl->smem = 0; /* static: 32 KiB */
+    pl->cshift = 5;
+    pl->with_cshift = false;
+    pl->min_block_elems = std::max(kTileElems, (long long)kHistMinElemsPerBin * 256);
+    return GP_STATUS_OK;
+}
+
+template <class T, bool Edges>
+gp_status histogram_typed(gp_ctx *ctx, const gp_histogram_args *a)
+{
+    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+    const size_t hist_bytes = (size_t)a->bins * sizeof(uint64_t);
+    if (a->n == 0) {
+        if (!a->accumulate) GP_CUDA_TRY(ctx, cudaMemsetAsync(a->hist, 0, hist_bytes, stream));
+        return GP_STATUS_OK;
+    }
+    hist_plan pl;
+    gp_status s;
+    if constexpr (sizeof(T) == 1) s = plan_bytes<T, Edges>(a, &pl);
+    else s = plan_wide<T, Edges>(ctx, a, &pl);
+    if (s != GP_STATUS_OK) return s;
+
+    int per_sm = 0;
+    GP_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl.kernel, kHistThreads, pl.smem));
+    if (per_sm < 1) per_sm = 1; /* the launch will say what is wrong */
+    const long long cap = (long long)per_sm * state(ctx)->sm_count;
+    const long long want = ceil_div(a->n, pl.min_block_elems);
+    const unsigned grid = (unsigned)(want < cap ? want : cap);
+
+    hist_params p;
+    p.L = split(a->in, sizeof(T), a->n);
+    p.hist = reinterpret_cast<unsigned long long *>(a->hist);
+    p.bins = (int)a->bins;
+    p.even.lower = a->lower;
+    p.even.upper = a->upper;
+    p.even.width = a->upper - a->lower;
+    p.even.fbins = (double)a->bins;
+    p.even.scale = p.even.fbins / p.even.width;
+    p.even.bins = (int)a->bins;
+    p.edges = a->edges;
+    p.zero_first = false;
+    if (!a->accumulate) {
+        if (grid == 1 && a->bins <= kHistOwnerZeroBins) p.zero_first = true;
+        else GP_CUDA_TRY(ctx, cudaMemsetAsync(a->hist, 0, hist_bytes, stream));
+    }
+
+    const T *in = static_cast<const T *>(a->in);
+    int cshift = pl.cshift;
+    void *args3[] = {&in, &p, &cshift};
+    void *args2[] = {&in, &p};
+    return launch_dyn(ctx, pl.kernel, pl.what, grid, pl.smem, pl.with_cshift ? args3 : args2);
+}
+
+template <class T>
+gp_status histogram_dispatch(gp_ctx *ctx, const gp_histogram_args *a)
+{
+    return a->edges ? histogram_typed<T, true>(ctx, a) : histogram_typed<T, false>(ctx, a);
+}
+
+#define GP_CUDA_HIST_TYPES(X)          \
+    X(GP_DTYPE_I8, int8_t)             \
+    X(GP_DTYPE_U8, uint8_t)            \
+    X(GP_DTYPE_I16, int16_t)           \
+    X(GP_DTYPE_U16, uint16_t)          \
+    X(GP_DTYPE_I32, int32_t)           \
+    X(GP_DTYPE_U32, uint32_t)          \
+    X(GP_DTYPE_I64, long long)         \
+    X(GP_DTYPE_U64, unsigned long long) \
+    X(GP_DTYPE_F32, float)             \
+    X(GP_DTYPE_F64, double)
+
+} // namespace
+
+/* ---------------------------------------------------------- entry points */
+
+size_t count_workspace(const gp_ctx *ctx, const gp_count_args *a)
+{
+    const int grid = count_grid(ctx, a->t, a->n);
+    return grid > 1 ? (size_t)grid * sizeof(unsigned long long) : 0;
+}
+
+gp_status count(gp_ctx *ctx, const gp_count_args *a, void *ws)
+{
+    device_scope scope;
+    GP_CUDA_TRY(ctx, scope.enter(ctx->device));
+    switch (a->t) {
+#define GP_CUDA_COUNT_CASE(DT, T) \
+    case DT: return count_typed<T>(ctx, a, ws);
+        GP_CUDA_HIST_TYPES(GP_CUDA_COUNT_CASE)
+#undef GP_CUDA_COUNT_CASE
+    }
+    return gp_set_error(ctx, GP_STATUS_INTERNAL, "count: dtype %d", (int)a->t);
+}
+
+/* Histograms need no workspace: blocks add straight into hist. */
+size_t histogram_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, int64_t bins) { return 0; }
+
+gp_status histogram(gp_ctx *ctx, const gp_histogram_args *a, void *ws)
+{
+    device_scope scope;
+    GP_CUDA_TRY(ctx, scope.enter(ctx->device));
+    switch (a->t) {
+#define GP_CUDA_HIST_CASE(DT, T) \
+    case DT: return histogram_dispatch<T>(ctx, a);
+        GP_CUDA_HIST_TYPES(GP_CUDA_HIST_CASE)
+#undef GP_CUDA_HIST_CASE
+    }
+    return gp_set_error(ctx, GP_STATUS_INTERNAL, "histogram: dtype %d", (int)a->t);
+}
+
+} // namespace gp_cuda

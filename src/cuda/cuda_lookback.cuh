@@ -1,0 +1,273 @@
+/*
+ * Decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix
+ * Scan with Decoupled Look-back", 2016), shared by scan, select, partition
+ * and the running-max filter: one launch, each input element read once.
+ *
+ * Every tile publishes a status word: first its aggregate (what its own
+ * elements combine to), later its inclusive prefix (everything up to and
+ * including it). A tile finds its exclusive prefix by walking back over its
+ * predecessors' statuses, a warp-wide window of 32 at a time, combining
+ * aggregates until it meets an inclusive prefix. Aggregates need no
+ * predecessor, so no tile waits on a chain of prefixes.
+ *
+ * Tickets, not blockIdx. Tiles are handed out in launch order by an atomic
+ * ticket: a tile that waits on a predecessor knows the predecessor holds a
+ * ticket, hence is running, hence will publish. Nothing here assumes the
+ * hardware starts blocks in index order.
+ *
+ * No reset launch. Status words live in an "arena": a control word and one
+ * 64-bit tag per tile (plus 16 bytes of values per tile for values that do
+ * not fit a tag). The control word packs (epoch << 32 | ticket counter);
+ * each block's atomicAdd returns both at once, so every tile of a launch
+ * sees the same epoch, and the block that takes the last ticket restarts
+ * the counter at 0 under epoch + 1 for the next launch. A tag is
+ *
+ *     [63:40] epoch (low 24 bits)  [39:38] state  [37:0] payload
+ *
+ * and only counts when its epoch is the launch's: statuses left by earlier
+ * launches are stale by construction and never need clearing. State 0 is
+ * "nothing yet", so an all-zero tag is never valid. An epoch repeats after
+ * 2^24 launches; for a stale tag never to pass for a fresh one, each launch
+ * also zeroes (scrubs) kScrubPerLaunch tags outside the range it uses,
+ * sweeping the whole arena every arena_slots / 256 launches, far fewer than
+ * 2^24. The payload holds a value of up to 32 bits or a count below 2^38;
+ * wider values go to the value slots, written before the tag with release
+ * semantics and read after it with acquire semantics.
+ *
+ * Where the arena lives: in a buffer the context keeps for look-back alone
+ * (allocated zeroed, grown rarely), so the hot path makes one launch and no
+ * memset. A caller who hands in a workspace gets the arena there instead,
+ * zeroed by one cudaMemsetAsync per call (a shared workspace may hold
+ * anything, and an arbitrary word could look like a fresh tag).
+ */
+#ifndef GP_CUDA_LOOKBACK_CUH
+#define GP_CUDA_LOOKBACK_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "cuda_common.cuh"
+#include "cuda_tile.cuh"
+#include "gp_internal.h"
+
+namespace gp_cuda {
+namespace lookback {
+
+/* ------------------------------------------------------------ the arena */
+
+constexpr size_t kArenaControlBytes = 256;      /* the control word, on its own */
+constexpr unsigned kScrubPerLaunch = 256;  /* tags zeroed per launch; <= the block size */
+constexpr int kEpochShift = 40, kStateShift = 38;
+constexpr unsigned kEpochMask = (1u << 24) - 1;
+constexpr unsigned long long kPayloadMask = (1ull << 38) - 1;
+/* Counts must stay below this to fit a payload. */
+constexpr unsigned long long kMaxCount = kPayloadMask;
+
+/* Tag states. Scan and select use kAggregate then kInclusive; the filter
+ * uses all three (see cuda_select.cu). */
+enum : unsigned { kEmpty = 0, kAggregate = 1, kInclusive = 2, kFinal = 3 };
+
+__host__ __device__ inline size_t tag_bytes(unsigned long long slots) { return (size_t)(slots * 8 + 255) / 256 * 256; }
+/* Bytes of an arena with `slots` statuses. */
+__host__ __device__ inline size_t arena_bytes(unsigned long long slots)
+{
+    return kArenaControlBytes + tag_bytes(slots) + (size_t)slots * 16;
+}
+
+/* The arena as kernels see it (passed by value). */
+struct arena {
+    unsigned long long *control; /* epoch << 32 | ticket */
+    unsigned long long *tags;
+    unsigned long long *values; /* two per slot: [2k] aggregate, [2k + 1] inclusive */
+    unsigned long long slots;   /* tags in the arena (the scrub sweeps them all) */
+};
+
+inline arena arena_at(void *base, unsigned long long slots)
+{
+    char *b = static_cast<char *>(base);
+    arena a;
+    a.control = reinterpret_cast<unsigned long long *>(b);
+    a.tags = reinterpret_cast<unsigned long long *>(b + kArenaControlBytes);
+    a.values = reinterpret_cast<unsigned long long *>(b + kArenaControlBytes + tag_bytes(slots));
+    a.slots = slots;
+    return a;
+}
+
+/*
+ * The arena for a launch that uses `slots` statuses. With the context's
+ * scratch (ws is then unused), the context's look-back pool; with a caller's
+ * workspace, the workspace, zeroed on the stream. Defined in cuda_scan.cu.
+ */
+gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out);
+
+/* ------------------------------------------------------- memory ordering */
+
+__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void st_release(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* ------------------------------------------------------------------ tags */
+
+__device__ __forceinline__ unsigned long long make_tag(unsigned epoch, unsigned state, unsigned long long payload)
+{
+    return (unsigned long long)(epoch & kEpochMask) << kEpochShift | (unsigned long long)state << kStateShift |
+           (payload & kPayloadMask);
+}
+
+/* The tag's state if it belongs to this launch, else kEmpty. */
+__device__ __forceinline__ unsigned tag_state(unsigned long long tag, unsigned epoch)
+{
+    return (unsigned)(tag >> kEpochShift) == (epoch & kEpochMask) ? (unsigned)(tag >> kStateShift) & 3u : kEmpty;
+}
+
+__device__ __forceinline__ unsigned long long tag_payload(unsigned long long tag) { return tag & kPayloadMask; }
+
+/* A value of up to 8 bytes as the 64 bits of a value slot, and back. */
+template <class A>
+__device__ __forceinline__ unsigned long long to_slot(A v)
+{
+    return (unsigned long long)tile::bits_as<tile::ubits_t<A>>(v);
+}
+template <class A>
+__device__ __forceinline__ A from_slot(unsigned long long b)
+{
+    return tile::bits_as<A>((tile::ubits_t<A>)b);
+}
+
+/* Publishes a status (one thread). Release: a value slot written before by
+ * the same thread is visible to whoever acquires the tag. */
+__device__ __forceinline__ void publish(const arena &a, unsigned long long slot, unsigned epoch, unsigned state,
+                                        unsigned long long payload)
+{
+    st_release(a.tags + slot, make_tag(epoch, state, payload));
+}
+
+/* Writes value slot `which` (0 aggregate, 1 inclusive) of `slot`; publish after. */
+__device__ __forceinline__ void put_value(const arena &a, unsigned long long slot, int which, unsigned long long bits)
+{
+    st_relaxed(a.values + 2 * slot + which, bits);
+}
+
+__device__ __forceinline__ unsigned long long get_value(const arena &a, unsigned long long slot, int which)
+{
+    return ld_relaxed(a.values + 2 * slot + which);
+}
+
+/* --------------------------------------------------------------- tickets */
+
+struct ticket {
+    unsigned index; /* the tile (or task) this block works on */
+    unsigned epoch;
+};
+
+/*
+ * Block-wide (every thread calls it; one __syncthreads inside). Thread 0
+ * takes the launch's next ticket; `tickets` is the number of blocks in the
+ * launch, `slots_used` the statuses it writes. `shared` is two words of
+ * shared memory. The block with ticket 0 scrubs tags outside [0, slots_used).
+ */
+__device__ __forceinline__ ticket take_ticket(const arena &a, unsigned tickets, unsigned long long slots_used,
+                                              unsigned *shared)
+{
+    if (threadIdx.x == 0) {
+        const unsigned long long w = atomicAdd(a.control, 1ull);
+        const unsigned epoch = (unsigned)(w >> 32), t = (unsigned)w;
+        /* Every other ticket of this launch is taken: start the next launch. */
+        if (t == tickets - 1) atomicExch(a.control, (unsigned long long)(epoch + 1u) << 32);
+        shared[0] = t;
+        shared[1] = epoch;
+    }
+    __syncthreads();
+    const ticket k = {shared[0], shared[1]};
+    if (k.index == 0 && a.slots > slots_used && threadIdx.x < kScrubPerLaunch) {
+        /* Consecutive epochs take consecutive windows of the arena. Nothing
+         * in this launch reads a tag at or past slots_used. */
+        const unsigned long long p =
+            ((unsigned long long)(k.epoch & kEpochMask) * kScrubPerLaunch + threadIdx.x) % a.slots;
+        if (p >= slots_used) st_relaxed(a.tags + p, 0ull);
+    }
+    return k;
+}
+
+/* ------------------------------------------------------------- look-back */
+
+/*
+ * Warp-wide (all 32 lanes of one warp). Returns on every lane the
+ * combination of everything before tile `tile_id`: walking back, each status
+ * must reach state `Need` (the walk waits for it, with backoff); the first
+ * one at `Stop` or above contributes its inclusive value and ends the walk,
+ * the ones after it their aggregates. read(slot, tag, at_stop) gives a
+ * lane's value: from the tag's payload, or from a value slot (the tag was
+ * read with acquire, so the slot is there). Combined in order, older on the
+ * left.
+ */
+template <class Op, class A, unsigned Need, unsigned Stop, class Read>
+__device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_id, unsigned epoch, Read read)
+{
+    const int lane = threadIdx.x % kWarp;
+    A acc = Op::template identity<A>();
+    long long newest = (long long)tile_id - 1; /* lane l looks at newest - l */
+    for (;;) {
+        const long long k = newest - lane;
+        unsigned long long tag = 0;
+        unsigned state, stop_mask, upto;
+        unsigned delay_ns = 32;
+        for (;;) {
+            if (k >= 0) {
+                tag = ld_acquire(a.tags + k);
+                state = tag_state(tag, epoch);
+            } else {
+                state = Stop; /* before tile 0: never reached, tile 0 is at Stop */
+            }
+            stop_mask = __ballot_sync(tile::kFullMask, state >= Stop);
+            upto = stop_mask ? stop_mask ^ (stop_mask - 1) : tile::kFullMask; /* lanes up to the first stop */
+            if ((__ballot_sync(tile::kFullMask, state < Need) & upto) == 0) break;
+            __nanosleep(delay_ns);
+            if (delay_ns < 1024) delay_ns *= 2;
+        }
+        A v = Op::template identity<A>();
+        if ((upto >> lane & 1u) && k >= 0) v = read((unsigned long long)k, tag, state >= Stop);
+        acc = Op::apply(tile::warp_all<Op>(v), acc);
+        if (stop_mask) return acc;
+        newest -= kWarp;
+    }
+}
+
+/* One thread: waits until `slot` reaches `state` in this launch; returns
+ * its payload. */
+__device__ __forceinline__ unsigned long long wait_for(const arena &a, unsigned long long slot, unsigned epoch,
+                                                       unsigned state)
+{
+    unsigned delay_ns = 64;
+    for (;;) {
+        const unsigned long long tag = ld_acquire(a.tags + slot);
+        if (tag_state(tag, epoch) >= state) return tag_payload(tag);
+        __nanosleep(delay_ns);
+        if (delay_ns < 1024) delay_ns *= 2;
+    }
+}
+
+} // namespace lookback
+} // namespace gp_cuda
+
+#endif

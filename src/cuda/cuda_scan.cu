@@ -1,0 +1,347 @@
+/*
+ * gp_scan_inclusive / gp_scan_exclusive on CUDA: a single-pass scan with
+ * decoupled look-back (cuda_lookback.cuh), one launch at every size, each
+ * element read once and written once, 16-byte loads and stores.
+ *
+ * A block takes a ticket for its tile, loads the tile in the row layout
+ * (cuda_tile.cuh), scans it in registers (along each thread's vector,
+ * across lanes with shuffles, across rows with a carry, across warps
+ * through shared memory), publishes the tile's aggregate, lets warp 0 look
+ * back for the exclusive prefix, publishes its inclusive prefix and writes
+ * prefix op local scan. The first tile needs no look-back; a single-tile
+ * input takes no ticket and touches no arena.
+ *
+ * Everything is expressed as start op x[0] op x[1] ... with `start` the
+ * exclusive scan's init or the op's exact identity (-0.0 for float sums),
+ * so there is no "no prefix yet" case anywhere.
+ *
+ * Types: a kernel is (input, conversion, accumulator, stored type, op).
+ * Each element is converted to the output dtype (Conv: sign or zero
+ * extension), then to the accumulator. Wrapping integer ops accumulate in
+ * unsigned 32 or 64 bits and store the low bytes (the output's own wrapping
+ * result); with no widening their signedness cannot matter, so i32 and u32
+ * (etc.) share one kernel. Min and max accumulate in the output type.
+ *
+ * Top to bottom: tuning, kernel, host side (tiles, dispatch, entry points).
+ */
+#include <stdio.h>
+
+#include "cuda_backend.h"
+#include "cuda_common.cuh"
+#include "cuda_lookback.cuh"
+#include "cuda_tile.cuh"
+
+namespace gp_cuda {
+
+/* --------------------------------------------------------------- tuning */
+
+/* 256 threads = 8 warps: enough warps that the block-level combine is short
+ * and small enough for 4 resident blocks under the 64-register cap below.
+ * Reasoned, not yet measured: replace with the H100 numbers that confirm it. */
+constexpr int kScanThreads = 256;
+constexpr int kScanWarps = kScanThreads / kWarp;
+/* 4 blocks x 16 KiB (int32) of loads in flight per SM is ~3x what Little's
+ * law asks at 3.35 TB/s and ~0.8 us latency over 132 SMs (~20 KiB), which
+ * leaves room for blocks that sit in their look-back or ticket latency. */
+constexpr int kScanBlocksPerSm = 4;
+
+/* Elements per thread: 16 (one to eight 16-byte vectors), 32 for 1-byte
+ * inputs with 32-bit accumulators (two vectors) so a tile stays >= 8 KiB of
+ * input and the per-tile costs (ticket, look-back) stay amortised. */
+__host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
+{
+    return in_bytes == 1 && acc_bytes <= 4 ? 32 : 16;
+}
+
+namespace {
+
+/* ------------------------------------------------------------------ kernel */
+
+struct scan_params {
+    const void *in;
+    void *out;
+    int64_t n;
+    unsigned tiles;               /* >= 1; 1 takes no ticket */
+    int exclusive;                /* start = init instead of the identity */
+    int aligned;                  /* in and out are 16-byte aligned: vector loads and stores */
+    unsigned long long init_bits; /* the init as the accumulator's bits */
+    lookback::arena arena;
+};
+
+template <class In, class Conv, class A, class S, class Op>
+__global__ void __launch_bounds__(kScanThreads, kScanBlocksPerSm) scan_kernel(const __grid_constant__ scan_params p)
+{
+    constexpr int Items = scan_items(sizeof(In), sizeof(A));
+    using L = tile::rows<In, Items>;
+    constexpr int64_t kTile = (int64_t)kScanThreads * Items;
+    __shared__ unsigned ticket_words[2];
+    __shared__ A warp_totals[kScanWarps];
+    __shared__ A shared_prefix;
+
+    lookback::ticket t = {0, 0};
+    if (p.tiles > 1) t = lookback::take_ticket(p.arena, p.tiles, p.tiles, ticket_words);
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const int64_t seg_base = (int64_t)t.index * kTile + (int64_t)warp * L::kWarpItems;
+    const int64_t valid = p.n - seg_base; /* <= 0 for warps past the end */
+
+    A x[L::R][L::V];
+    tile::load_rows<In, Conv, A, Items>(static_cast<const In *>(p.in) + seg_base, valid, p.aligned,
+                                        Op::template identity<A>(), x);
+    A lane_prefix[L::R];
+    const A warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
+    A warp_prefix, tile_total;
+    tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals, warp_prefix, tile_total);
+
+    const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
+    A prefix = start;
+    const lookback::arena &ar = p.arena;
+    if (t.index == 0) {
+        if (threadIdx.x == 0 && p.tiles > 1) {
+            const A inclusive = Op::apply(start, tile_total);
+            if constexpr (sizeof(A) <= 4) {
+                lookback::publish(ar, 0, t.epoch, lookback::kInclusive, lookback::to_slot(inclusive));
+            } else {
+                lookback::put_value(ar, 0, 1, lookback::to_slot(inclusive));
+                lookback::publish(ar, 0, t.epoch, lookback::kInclusive, 0);
+            }
+        }
+    } else {
+        if (warp == 0) {
+            if (lane == 0) {
+                if constexpr (sizeof(A) <= 4) {
+                    lookback::publish(ar, t.index, t.epoch, lookback::kAggregate, lookback::to_slot(tile_total));
+                } else {
+                    lookback::put_value(ar, t.index, 0, lookback::to_slot(tile_total));
+                    lookback::publish(ar, t.index, t.epoch, lookback::kAggregate, 0);
+                }
+            }
+            /* A value fits a tag's payload up to 32 bits; wider ones sit in
+             * the value slots (0: aggregate, 1: inclusive). */
+            auto read = [&ar](unsigned long long k, unsigned long long tag, bool at_stop) -> A {
+                if constexpr (sizeof(A) <= 4) return lookback::from_slot<A>(lookback::tag_payload(tag));
+                else return lookback::from_slot<A>(lookback::get_value(ar, k, at_stop ? 1 : 0));
+            };
+            const A before =
+                lookback::look_back<Op, A, lookback::kAggregate, lookback::kInclusive>(ar, t.index, t.epoch, read);
+            if (lane == 0) {
+                const A inclusive = Op::apply(before, tile_total);
+                if constexpr (sizeof(A) <= 4) {
+                    lookback::publish(ar, t.index, t.epoch, lookback::kInclusive, lookback::to_slot(inclusive));
+                } else {
+                    lookback::put_value(ar, t.index, 1, lookback::to_slot(inclusive));
+                    lookback::publish(ar, t.index, t.epoch, lookback::kInclusive, 0);
+                }
+                shared_prefix = before;
+            }
+        }
+        __syncthreads();
+        prefix = shared_prefix;
+    }
+
+    /* out = (prefix op warp prefix op lane prefix) op local scan; the
+     * exclusive scan shifts the local scan by one element. */
+    const A base = Op::apply(prefix, warp_prefix);
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        const A q = Op::apply(base, lane_prefix[r]);
+        if (p.exclusive) {
+#pragma unroll
+            for (int e = L::V - 1; e > 0; e--) x[r][e] = Op::apply(q, x[r][e - 1]);
+            x[r][0] = q;
+        } else {
+#pragma unroll
+            for (int e = 0; e < L::V; e++) x[r][e] = Op::apply(q, x[r][e]);
+        }
+    }
+    tile::store_rows<In, A, S, Items>(static_cast<S *>(p.out) + seg_base, valid, p.aligned, x);
+}
+
+/* ---------------------------------------------------------------- host side */
+
+bool is_wrapping(gp_op op) { return op != GP_OP_MIN && op != GP_OP_MAX; }
+
+/* Accumulator width (bytes) of a combination, as the kernels choose it. */
+int acc_bytes(gp_dtype out_t, gp_op op)
+{
+    const int ob = (int)gp_dtype_size(out_t);
+    return gp_dtype_kind(out_t) != GP_KIND_FLOAT && is_wrapping(op) && ob < 4 ? 4 : ob;
+}
+
+int64_t tile_elems(const gp_scan_args *a)
+{
+    return (int64_t)kScanThreads * scan_items((int)gp_dtype_size(a->in_t), acc_bytes(a->out_t, a->op));
+}
+
+unsigned long long tile_count(const gp_scan_args *a)
+{
+    const int64_t te = tile_elems(a);
+    return (unsigned long long)((a->n + te - 1) / te);
+}
+
+/* The kernel of one combination and the init's conversion into its
+ * accumulator (the init is one out_t value). */
+struct scan_kernel_choice {
+    const void *fn;
+    const char *name;
+    unsigned long long (*init_bits)(const void *init);
+};
+
+template <class Conv, class A>
+unsigned long long init_as_acc(const void *init)
+{
+    Conv c;
+    memcpy(&c, init, sizeof c);
+    const A a = static_cast<A>(c);
+    tile::ubits_t<A> b;
+    memcpy(&b, &a, sizeof b);
+    return (unsigned long long)b;
+}
+
+template <class In, class Conv, class A, class S, class Op>
+scan_kernel_choice pick(const char *name)
+{
+    return {(const void *)scan_kernel<In, Conv, A, S, Op>, name, init_as_acc<Conv, A>};
+}
+
+/* X(in dtype, out dtype, C in, C out, unsigned out, wrapping accumulator):
+ * every integer pair a scan accepts. */
+#define GP_SCAN_INT_PAIRS(X)                                        \
+    X(I8, I8, int8_t, int8_t, uint8_t, uint32_t)                    \
+    X(I8, I16, int8_t, int16_t, uint16_t, uint32_t)                 \
+    X(I8, I32, int8_t, int32_t, uint32_t, uint32_t)                 \
+    X(I8, I64, int8_t, int64_t, uint64_t, uint64_t)                 \
+    X(I16, I16, int16_t, int16_t, uint16_t, uint32_t)               \
+    X(I16, I32, int16_t, int32_t, uint32_t, uint32_t)               \
+    X(I16, I64, int16_t, int64_t, uint64_t, uint64_t)               \
+    X(I32, I32, int32_t, int32_t, uint32_t, uint32_t)               \
+    X(I32, I64, int32_t, int64_t, uint64_t, uint64_t)               \
+    X(I64, I64, int64_t, int64_t, uint64_t, uint64_t)               \
+    X(U8, U8, uint8_t, uint8_t, uint8_t, uint32_t)                  \
+    X(U8, U16, uint8_t, uint16_t, uint16_t, uint32_t)               \
+    X(U8, U32, uint8_t, uint32_t, uint32_t, uint32_t)               \
+    X(U8, U64, uint8_t, uint64_t, uint64_t, uint64_t)               \
+    X(U16, U16, uint16_t, uint16_t, uint16_t, uint32_t)             \
+    X(U16, U32, uint16_t, uint32_t, uint32_t, uint32_t)             \
+    X(U16, U64, uint16_t, uint64_t, uint64_t, uint64_t)             \
+    X(U32, U32, uint32_t, uint32_t, uint32_t, uint32_t)             \
+    X(U32, U64, uint32_t, uint64_t, uint64_t, uint64_t)             \
+    X(U64, U64, uint64_t, uint64_t, uint64_t, uint64_t)
+
+/* Wrapping ops with no widening load the unsigned type: i32 and u32 share. */
+template <class In, class Out>
+using wrap_in_t = std::conditional_t<sizeof(In) == sizeof(Out), std::make_unsigned_t<In>, In>;
+template <class In, class Out>
+using wrap_conv_t = std::conditional_t<sizeof(In) == sizeof(Out), std::make_unsigned_t<Out>, Out>;
+
+#define GP_SCAN_PICK_INT(IN, OUT, TIN, TOUT, UOUT, WACC)                                                        \
+    if (a->in_t == GP_DTYPE_##IN && a->out_t == GP_DTYPE_##OUT) {                                                 \
+        using WI = wrap_in_t<TIN, TOUT>;                                                                          \
+        using WC = wrap_conv_t<TIN, TOUT>;                                                                        \
+        switch (a->op) {                                                                                          \
+        case GP_OP_SUM: return pick<WI, WC, WACC, UOUT, tile::op_sum>("scan_kernel<" #IN "->" #OUT ", sum>");    \
+        case GP_OP_PROD: return pick<WI, WC, WACC, UOUT, tile::op_prod>("scan_kernel<" #IN "->" #OUT ", prod>"); \
+        case GP_OP_AND: return pick<WI, WC, WACC, UOUT, tile::op_and>("scan_kernel<" #IN "->" #OUT ", and>");    \
+        case GP_OP_OR: return pick<WI, WC, WACC, UOUT, tile::op_or>("scan_kernel<" #IN "->" #OUT ", or>");       \
+        case GP_OP_XOR: return pick<WI, WC, WACC, UOUT, tile::op_xor>("scan_kernel<" #IN "->" #OUT ", xor>");    \
+        case GP_OP_MIN: return pick<TIN, TOUT, TOUT, TOUT, tile::op_min>("scan_kernel<" #IN "->" #OUT ", min>"); \
+        case GP_OP_MAX: return pick<TIN, TOUT, TOUT, TOUT, tile::op_max>("scan_kernel<" #IN "->" #OUT ", max>"); \
+        }                                                                                                         \
+    }
+
+#define GP_SCAN_FLOAT_PAIRS(X) \
+    X(F32, F32, float, float)  \
+    X(F32, F64, float, double) \
+    X(F64, F64, double, double)
+
+#define GP_SCAN_PICK_FLOAT(IN, OUT, TIN, TOUT)                                                                  \
+    if (a->in_t == GP_DTYPE_##IN && a->out_t == GP_DTYPE_##OUT) {                                                 \
+        switch (a->op) {                                                                                          \
+        case GP_OP_SUM: return pick<TIN, TOUT, TOUT, TOUT, tile::op_sum>("scan_kernel<" #IN "->" #OUT ", sum>"); \
+        case GP_OP_PROD: return pick<TIN, TOUT, TOUT, TOUT, tile::op_prod>("scan_kernel<" #IN "->" #OUT ", prod>"); \
+        case GP_OP_MIN: return pick<TIN, TOUT, TOUT, TOUT, tile::op_min>("scan_kernel<" #IN "->" #OUT ", min>"); \
+        case GP_OP_MAX: return pick<TIN, TOUT, TOUT, TOUT, tile::op_max>("scan_kernel<" #IN "->" #OUT ", max>"); \
+        default: break;                                                                                           \
+        }                                                                                                         \
+    }
+
+scan_kernel_choice choose(const gp_scan_args *a)
+{
+    GP_SCAN_INT_PAIRS(GP_SCAN_PICK_INT)
+    GP_SCAN_FLOAT_PAIRS(GP_SCAN_PICK_FLOAT)
+    return {NULL, NULL, NULL};
+}
+
+} // namespace
+
+/* ------------------------------------------------------------- look-back arena */
+
+namespace lookback {
+
+gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out)
+{
+    if (!ws) return gp_set_error(ctx, GP_STATUS_INTERNAL, "look-back: no workspace for %llu tiles", slots);
+    /* A caller's (or shared) workspace may hold anything: zero the control
+     * word and the tags; the values need no clearing (read only behind a
+     * fresh tag). */
+    GP_CUDA_TRY(ctx, cudaMemsetAsync(ws, 0, kArenaControlBytes + tag_bytes(slots),
+                                     static_cast<cudaStream_t>(ctx->stream)));
+    *out = arena_at(ws, slots);
+    return GP_STATUS_OK;
+}
+
+} // namespace lookback
+
+/* --------------------------------------------------------------- entry points */
+
+size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a)
+{
+    const unsigned long long tiles = tile_count(a);
+    return tiles > 1 ? lookback::arena_bytes(tiles) : 0;
+}
+
+gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
+{
+    const size_t in_size = gp_dtype_size(a->in_t), out_size = gp_dtype_size(a->out_t);
+    /* Element-misaligned pointers would fault on the device and poison the
+     * whole CUDA context; refuse them here instead. */
+    if ((uintptr_t)a->in % in_size != 0 || (uintptr_t)a->out % out_size != 0)
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT,
+                            "gp_scan: in (%p) or out (%p) is not aligned to its element size", a->in, a->out);
+    const scan_kernel_choice k = choose(a);
+    if (!k.fn)
+        return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_scan: no CUDA kernel for %s %s -> %s", gp_op_name(a->op),
+                            gp_dtype_name(a->in_t), gp_dtype_name(a->out_t));
+    const unsigned long long tiles = tile_count(a);
+    if (tiles > 0x7fffffffull)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "gp_scan: n = %lld needs more than 2^31 tiles",
+                            (long long)a->n);
+
+    scan_params p;
+    memset(&p, 0, sizeof p);
+    p.in = a->in;
+    p.out = a->out;
+    p.n = a->n;
+    p.tiles = (unsigned)tiles;
+    p.exclusive = a->exclusive;
+    p.aligned = (uintptr_t)a->in % 16 == 0 && (uintptr_t)a->out % 16 == 0;
+    p.init_bits = k.init_bits(a->init);
+
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    if (tiles > 1) {
+        gp_status s = lookback::prepare(ctx, ws, tiles, &p.arena);
+        if (s != GP_STATUS_OK) return s;
+    }
+#ifdef GPUPRIM_DEBUG_LAUNCH
+    char what[160];
+    snprintf(what, sizeof what, "%s (%s, n = %lld, %llu tiles)", k.name, a->exclusive ? "exclusive" : "inclusive",
+             (long long)a->n, tiles);
+#else
+    const char *what = k.name;
+#endif
+    void *args[] = {&p};
+    GP_CUDA_LAUNCH(ctx, k.fn, what, (unsigned)tiles, (unsigned)kScanThreads, args);
+    return GP_STATUS_OK;
+}
+
+} // namespace gp_cuda

@@ -1,0 +1,299 @@
+/*
+ * Tile building blocks for the look-back primitives (cuda_scan.cu,
+ * cuda_select.cu): type helpers, the scan operations, warp shuffles of any
+ * element type, and the "row" layout a tile is loaded in.
+ *
+ * Row layout. A block of kThreads threads owns a tile of kThreads x Items
+ * elements; warp w owns the contiguous segment [w * 32 * Items, +32 * Items)
+ * of it. With V = 16 / sizeof(element) elements per 16-byte vector, the
+ * segment is R = Items / V rows of 32 vectors: lane l holds vector l of each
+ * row. So every warp load is 512 contiguous bytes (fully coalesced, 16 bytes
+ * a thread), and element order within a warp is row, lane, then position in
+ * the vector: a scan runs along the vector in a thread, across lanes with
+ * shuffles, then across rows with a running carry. No shared memory.
+ */
+#ifndef GP_CUDA_TILE_CUH
+#define GP_CUDA_TILE_CUH
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <type_traits>
+
+#include "cuda_common.cuh" /* gp_cuda::kWarp */
+
+namespace gp_cuda {
+namespace tile {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+/* ------------------------------------------------------------- type tools */
+
+template <class To, class From>
+__host__ __device__ __forceinline__ To bits_as(From x)
+{
+    static_assert(sizeof(To) == sizeof(From), "bits_as needs equal sizes");
+    To r;
+    memcpy(&r, &x, sizeof r);
+    return r;
+}
+
+/* The unsigned integer of a size. */
+template <int Bytes>
+struct uint_of;
+template <> struct uint_of<1> { using type = uint8_t; };
+template <> struct uint_of<2> { using type = uint16_t; };
+template <> struct uint_of<4> { using type = uint32_t; };
+template <> struct uint_of<8> { using type = uint64_t; };
+template <class T>
+using ubits_t = typename uint_of<sizeof(T)>::type;
+
+template <class T>
+__host__ __device__ constexpr T highest()
+{
+    if constexpr (std::is_floating_point_v<T>) return T(INFINITY);
+    else if constexpr (std::is_signed_v<T>) return T(~(uint64_t(1) << (8 * sizeof(T) - 1)));
+    else return T(~T(0));
+}
+
+template <class T>
+__host__ __device__ constexpr T lowest()
+{
+    if constexpr (std::is_floating_point_v<T>) return T(-INFINITY);
+    else if constexpr (std::is_signed_v<T>) return T(uint64_t(1) << (8 * sizeof(T) - 1));
+    else return T(0);
+}
+
+/* -------------------------------------------------------------------- ops */
+
+/* Scan operations: apply(a, b) with a the earlier operand, and an exact
+ * identity (identity() op x == x bit for bit). For float sums that is -0.0:
+ * +0.0 would turn a leading -0.0 into +0.0. Float min/max let a NaN win. */
+struct op_sum {
+    template <class A> __device__ static A identity() { return std::is_floating_point_v<A> ? A(-0.0) : A(0); }
+    template <class A> __device__ static A apply(A a, A b) { return a + b; }
+};
+struct op_prod {
+    template <class A> __device__ static A identity() { return A(1); }
+    template <class A> __device__ static A apply(A a, A b) { return a * b; }
+};
+struct op_min {
+    template <class A> __device__ static A identity() { return highest<A>(); }
+    template <class A> __device__ static A apply(A a, A b)
+    {
+        if constexpr (std::is_floating_point_v<A>) return (b < a || b != b) ? b : a;
+        else return b < a ? b : a;
+    }
+};
+struct op_max {
+    template <class A> __device__ static A identity() { return lowest<A>(); }
+    template <class A> __device__ static A apply(A a, A b)
+    {
+        if constexpr (std::is_floating_point_v<A>) return (b > a || b != b) ? b : a;
+        else return b > a ? b : a;
+    }
+};
+struct op_and {
+    template <class A> __device__ static A identity() { return A(~A(0)); }
+    template <class A> __device__ static A apply(A a, A b) { return a & b; }
+};
+struct op_or {
+    template <class A> __device__ static A identity() { return A(0); }
+    template <class A> __device__ static A apply(A a, A b) { return a | b; }
+};
+struct op_xor {
+    template <class A> __device__ static A identity() { return A(0); }
+    template <class A> __device__ static A apply(A a, A b) { return a ^ b; }
+};
+/* The running maximum of the filter: NaN never wins (b > a is false for a
+ * NaN b, and a starts at lowest() and only ever takes non-NaN values). */
+struct op_max_skip_nan {
+    template <class A> __device__ static A identity() { return lowest<A>(); }
+    template <class A> __device__ static A apply(A a, A b) { return b > a ? b : a; }
+};
+
+/* -------------------------------------------------------------- shuffles */
+
+/* Shuffles of any 1- to 8-byte type, moved as 32- or 64-bit integers. */
+template <class T>
+__device__ __forceinline__ T shfl_idx(T v, int src)
+{
+    if constexpr (sizeof(T) == 8) return bits_as<T>(__shfl_sync(kFullMask, bits_as<unsigned long long>(v), src));
+    else if constexpr (sizeof(T) == 4) return bits_as<T>(__shfl_sync(kFullMask, bits_as<unsigned>(v), src));
+    else return bits_as<T>((ubits_t<T>)__shfl_sync(kFullMask, (unsigned)bits_as<ubits_t<T>>(v), src));
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_up(T v, int delta)
+{
+    if constexpr (sizeof(T) == 8) return bits_as<T>(__shfl_up_sync(kFullMask, bits_as<unsigned long long>(v), delta));
+    else if constexpr (sizeof(T) == 4) return bits_as<T>(__shfl_up_sync(kFullMask, bits_as<unsigned>(v), delta));
+    else return bits_as<T>((ubits_t<T>)__shfl_up_sync(kFullMask, (unsigned)bits_as<ubits_t<T>>(v), delta));
+}
+
+/* Inclusive scan of one value per lane; every lane of the warp calls it. */
+template <class Op, class A>
+__device__ __forceinline__ A warp_inclusive(A v, int lane)
+{
+#pragma unroll
+    for (int d = 1; d < kWarp; d *= 2) {
+        A up = shfl_up(v, d);
+        if (lane >= d) v = Op::apply(up, v);
+    }
+    return v;
+}
+
+/* Combine across the warp; every lane gets the total. Op must be commutative
+ * (all ours are; float sums then depend on the tree, as documented). */
+template <class Op, class A>
+__device__ __forceinline__ A warp_all(A v)
+{
+#pragma unroll
+    for (int d = kWarp / 2; d > 0; d /= 2) v = Op::apply(v, shfl_idx(v, (int)(threadIdx.x % kWarp) ^ d));
+    return v;
+}
+
+/* ------------------------------------------------------------- row layout */
+
+template <class T, int Items>
+struct rows {
+    static constexpr int V = 16 / (int)sizeof(T); /* elements per 16-byte vector */
+    static constexpr int R = Items / V;           /* rows per warp */
+    static_assert(Items % V == 0, "Items must be whole vectors");
+    static constexpr int kWarpItems = kWarp * Items;
+
+    /* Index within the warp's segment of row r, lane l, element e. */
+    __device__ static __forceinline__ int index(int r, int lane, int e) { return r * kWarp * V + lane * V + e; }
+};
+
+/* One 16-byte vector as V elements of T. */
+template <class T>
+union vec16 {
+    uint4 u;
+    T e[16 / sizeof(T)];
+};
+
+/* Loads of data read exactly once: streaming (evict-first), through the
+ * coherent path, since in place the same kernel writes these addresses
+ * (after reading them) and ld.global.nc would not be allowed. */
+__device__ __forceinline__ uint4 load16(const void *p) { return __ldcs(static_cast<const uint4 *>(p)); }
+__device__ __forceinline__ void store16(void *p, uint4 v) { __stcs(static_cast<uint4 *>(p), v); }
+
+/*
+ * Loads a warp's segment of Items per thread into x[R][V] as Out (converted
+ * with static_cast through Conv, which sign- or zero-extends). `seg` is the
+ * segment's first element, `valid` how many elements of the segment exist
+ * (>= kWarpItems: all); missing elements become `fill`. Vector loads when
+ * the segment is whole and `aligned` (seg 16-byte aligned).
+ */
+template <class T, class Conv, class Out, int Items>
+__device__ __forceinline__ void load_rows(const T *seg, int64_t valid, bool aligned, Out fill,
+                                          Out (&x)[rows<T, Items>::R][rows<T, Items>::V])
+{
+    using L = rows<T, Items>;
+    const int lane = threadIdx.x % kWarp;
+    if (aligned && valid >= L::kWarpItems) {
+        uint4 raw[L::R];
+#pragma unroll
+        for (int r = 0; r < L::R; r++) raw[r] = load16(seg + L::index(r, lane, 0));
+#pragma unroll
+        for (int r = 0; r < L::R; r++) {
+            vec16<T> v;
+            v.u = raw[r];
+#pragma unroll
+            for (int e = 0; e < L::V; e++) x[r][e] = static_cast<Out>(static_cast<Conv>(v.e[e]));
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < L::R; r++)
+#pragma unroll
+            for (int e = 0; e < L::V; e++) {
+                const int i = L::index(r, lane, e);
+                x[r][e] = i < valid ? static_cast<Out>(static_cast<Conv>(seg[i])) : fill;
+            }
+    }
+}
+
+/* Stores y[R][V], converted to S, in the row layout of a segment whose
+ * input elements are In: out has one S per input element. Vector stores
+ * when the segment is whole and `aligned` (seg 16-byte aligned). */
+template <class In, class A, class S, int Items>
+__device__ __forceinline__ void store_rows(S *seg, int64_t valid, bool aligned,
+                                           const A (&y)[rows<In, Items>::R][rows<In, Items>::V])
+{
+    using L = rows<In, Items>;
+    const int lane = threadIdx.x % kWarp;
+    if (aligned && valid >= L::kWarpItems) {
+        constexpr int kPerVec = 16 / (int)sizeof(S);
+        static_assert(L::V % kPerVec == 0, "a row's outputs are whole vectors");
+#pragma unroll
+        for (int r = 0; r < L::R; r++)
+#pragma unroll
+            for (int q = 0; q < L::V / kPerVec; q++) {
+                vec16<S> v;
+#pragma unroll
+                for (int e = 0; e < kPerVec; e++) v.e[e] = static_cast<S>(y[r][q * kPerVec + e]);
+                store16(seg + L::index(r, lane, q * kPerVec), v.u);
+            }
+    } else {
+#pragma unroll
+        for (int r = 0; r < L::R; r++)
+#pragma unroll
+            for (int e = 0; e < L::V; e++) {
+                const int i = L::index(r, lane, e);
+                if (i < valid) seg[i] = static_cast<S>(y[r][e]);
+            }
+    }
+}
+
+/*
+ * Scans a warp's rows in place: afterwards x[r][e] is the combination of
+ * the thread's own elements x[r][0..e] (a thread-local inclusive scan), and
+ * lane_prefix[r] the combination of every element of the segment before
+ * the thread's vector in row r (the identity for row 0, lane 0). Returns the
+ * segment's total on every lane.
+ */
+template <class Op, class A, int R, int V>
+__device__ __forceinline__ A warp_scan_rows(A (&x)[R][V], A (&lane_prefix)[R])
+{
+    const int lane = threadIdx.x % kWarp;
+    A carry = Op::template identity<A>();
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+#pragma unroll
+        for (int e = 1; e < V; e++) x[r][e] = Op::apply(x[r][e - 1], x[r][e]);
+        const A inc = warp_inclusive<Op>(x[r][V - 1], lane);
+        const A before = shfl_up(inc, 1);
+        const A row_total = shfl_idx(inc, kWarp - 1);
+        lane_prefix[r] = lane == 0 ? carry : Op::apply(carry, before);
+        carry = Op::apply(carry, row_total);
+    }
+    return carry;
+}
+
+/*
+ * Block level: every warp's total in, each warp's exclusive prefix and the
+ * block total out (on every thread). `totals` is shared memory for
+ * Warps values; one __syncthreads inside. The caller must not rewrite
+ * `totals` before every thread has passed this call (a second call needs a
+ * __syncthreads in between).
+ */
+template <class Op, class A, int Warps>
+__device__ __forceinline__ void block_combine(A warp_total, A *totals, A &warp_prefix, A &block_total)
+{
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    if (lane == 0) totals[warp] = warp_total;
+    __syncthreads();
+    A acc = Op::template identity<A>();
+#pragma unroll
+    for (int w = 0; w < Warps; w++) {
+        if (w == warp) warp_prefix = acc;
+        acc = Op::apply(acc, totals[w]);
+    }
+    block_total = acc;
+}
+
+} // namespace tile
+} // namespace gp_cuda
+
+#endif

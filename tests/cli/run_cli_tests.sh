@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# Golden tests of the gpuprim command-line tool.
+#
+# usage: run_cli_tests.sh GPUPRIM GOLDEN_DIR WORK_DIR [golden|smoke]
+#
+# Each golden case runs a short shell snippet in WORK_DIR and compares its
+# exit status, stdout and stderr with GOLDEN_DIR/NAME.txt. The snippets call
+# the tool through three functions: `gpuprim ARGS` (as is), `gen ARGS`, and
+# `reduce ARGS` (which adds --backend $B). Cases run on the CPU backend; the
+# exact-answer cases run again with --backend cuda where it is usable (else
+# they are listed as skipped, with the reason; GPUPRIM_REQUIRE_CUDA=1 makes
+# that a failure). Smoke cases check only exit status and key lines.
+#
+# GPUPRIM_UPDATE_GOLDEN=1 rewrites the golden files from this run: review
+# the diff before committing it.
+set -u
+
+if [ $# -lt 3 ]; then
+    echo "usage: $0 GPUPRIM GOLDEN_DIR WORK_DIR [golden|smoke]" >&2
+    exit 2
+fi
+GP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+GOLDEN=$(cd "$2" && pwd)
+WORK=$3
+SECTION=${4:-golden}
+export LC_ALL=C
+# Two threads: small inputs run the same on any machine, and ctest -j stays polite.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+
+rm -rf "$WORK"
+mkdir -p "$WORK" || exit 1
+cd "$WORK" || exit 1
+
+passed=0
+failed=0
+skipped=0
+exact_names=()
+exact_snippets=()
+
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+skip() { echo "SKIP $1"; skipped=$((skipped + 1)); }
+
+gpuprim() { "$GP" "$@"; }
+# Temporary files of gpuprim's output (there must be none after a run).
+leftovers() { echo "temporary files left: $(ls -a | grep -c gpuprim-tmp)"; }
+gen() { "$GP" gen "$@"; }
+reduce() { "$GP" reduce --backend "$B" "$@"; }
+
+# Runs a snippet with backend $1 in a subshell; leaves the rendering in actual.txt.
+run_snippet() {
+    B=$1
+    (eval "$2") >stdout.txt 2>stderr.txt
+    local rc=$?
+    {
+        printf 'exit %s\n--- stdout\n' "$rc"
+        cat stdout.txt
+        printf -- '--- stderr\n'
+        cat stderr.txt
+    } >actual.txt
+}
+
+# compare LABEL NAME: actual.txt against the golden file NAME.txt.
+compare() {
+    local label=$1 file="$GOLDEN/$2.txt"
+    if [ "${GPUPRIM_UPDATE_GOLDEN:-0}" = 1 ] && [ "$label" = "$2" ]; then
+        cp actual.txt "$file"
+        pass "$label (golden written)"
+    elif [ ! -f "$file" ]; then
+        fail "$label: no golden file $file (run with GPUPRIM_UPDATE_GOLDEN=1 to create it)"
+    elif cmp -s actual.txt "$file"; then
+        pass "$label"
+    else
+        fail "$label: output differs from $file"
+        diff -u "$file" actual.txt | head -40 | sed 's/^/    /'
+    fi
+}
+
+# golden NAME SNIPPET: compared on the CPU backend.
+golden() {
+    run_snippet cpu "$2"
+    compare "$1" "$1"
+}
+
+# exact NAME SNIPPET: as golden, and again on CUDA later (same answer).
+exact() {
+    golden "$1" "$2"
+    exact_names+=("$1")
+    exact_snippets+=("$2")
+}
+
+# check NAME EXIT PATTERN SNIPPET: exit status and an extended regex that
+# must match some line of stdout or stderr.
+check() {
+    run_snippet cpu "$4"
+    local rc
+    rc=$(head -1 actual.txt | cut -d' ' -f2)
+    if [ "$rc" != "$2" ]; then
+        fail "$1: exit $rc, expected $2"
+        sed 's/^/    /' actual.txt | head -20
+    elif ! grep -Eq -- "$3" actual.txt; then
+        fail "$1: no line matches /$3/"
+        sed 's/^/    /' actual.txt | head -20
+    else
+        pass "$1"
+    fi
+}
+
+# ---------------------------------------------------------------- fixtures
+
+# le BYTES VALUE...: little-endian bytes of integers as printf escapes.
+le() {
+    local size=$1 v b out=""
+    shift
+    for v in "$@"; do
+        for ((b = 0; b < size; b++)); do
+            out+=$(printf '\\x%02x' $(((v >> (8 * b)) & 255)))
+        done
+    done
+    printf '%s' "$out"
+}
+
+# npy FILE MAJOR MINOR HEADER DATA_ESCAPES: a .npy file written byte by byte.
+npy() {
+    local file=$1 major=$2 minor=$3 header=$4 data=$5
+    local len=${#header}
+    {
+        printf '\x93NUMPY'
+        printf "$(le 1 "$major" "$minor")"
+        if [ "$major" = 1 ]; then printf "$(le 2 "$len")"; else printf "$(le 4 "$len")"; fi
+        printf '%s' "$header"
+        printf "$data"
+    } >"$file"
+}
+
+make_fixtures() {
+    # Valid files in every supported version, with headers numpy would not
+    # write (no padding, double quotes, other key order, Python 2 longs).
+    npy v1_i4.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (5,), }"$'\n' "$(le 4 1 2 3 4 5)"
+    npy v2_f8.npy 2 0 "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"$'\n' \
+        "$(le 8 0x3FE0000000000000 0x3FD0000000000000 0x4000000000000000)" # 0.5 0.25 2
+    npy v3_u2.npy 3 0 "{'descr': '<u2', 'fortran_order': False, 'shape': (4,), }"$'\n' "$(le 2 65535 1 2 3)"
+    npy i1.npy 1 0 "{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }"$'\n' "$(le 1 255 128 127)" # -1 -128 127
+    npy u1.npy 1 0 "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }"$'\n' "$(le 1 200 100 7)"
+    npy quirky.npy 1 0 '{"shape": (3L,), "fortran_order": False, "descr": "<i8"}' "$(le 8 -5 10 -20)"
+    npy f4_special.npy 1 0 "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"$'\n' \
+        "$(le 4 0x3F800000 0x7F800000 0xC0000000)" # 1 inf -2
+    npy f4_nan.npy 1 0 "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"$'\n' \
+        "$(le 4 0x3F800000 0x7FC00000 0xC0000000)" # 1 nan -2
+    npy empty.npy 1 0 "{'descr': '<u4', 'fortran_order': False, 'shape': (0,), }"$'\n' ""
+    npy trailing.npy 1 0 "{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }"$'\n' "$(le 2 7 8 9)"
+
+    # Malformed files, one fault each.
+    printf 'NUMPY\x01\x00' >bad_magic.npy
+    : >zero_bytes.npy
+    npy version4.npy 4 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }"$'\n' "$(le 4 1)"
+    printf '\x93NUMPY\x01\x00\xff\x00{' >trunc_header.npy
+    npy no_shape.npy 1 0 "{'descr': '<i4', 'fortran_order': False}"$'\n' ""
+    npy not_dict.npy 1 0 "descr = <i4"$'\n' ""
+    npy extra_key.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), 'order': 1}"$'\n' "$(le 4 1)"
+    npy big_endian.npy 1 0 "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }"$'\n' "$(le 4 1 2)"
+    npy complex.npy 1 0 "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"$'\n' "$(le 8 0)"
+    npy bool.npy 1 0 "{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }"$'\n' "$(le 1 1)"
+    npy half.npy 1 0 "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }"$'\n' "$(le 2 0)"
+    npy record.npy 1 0 "{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,), }"$'\n' "$(le 4 0)"
+    npy fortran.npy 1 0 "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 2), }"$'\n' "$(le 4 1 2 3 4)"
+    npy two_d.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"$'\n' "$(le 4 1 2 3 4 5 6)"
+    npy scalar.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (), }"$'\n' "$(le 4 1)"
+    npy trunc_data.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (5,), }"$'\n' "$(le 4 1 2)"
+
+    # Text.
+    printf '1\n2\n\n  3  \r\n4\n5\n6\n7\n8\n9\n10' >ints.txt
+    printf '0.5\n-1.25\n2\n' >floats.txt
+    printf '1\ninf\n-3\n' >inf.txt
+    printf '1\nnan\n-3\n' >nan.txt
+    printf '200\n100\n7\n' >u8.txt
+    printf '9223372036854775807\n1\n' >i64_max.txt
+    printf '18446744073709551615\n' >u64_max.txt
+    printf '1\n2\nthree\n4\n' >garbage.txt
+    printf '1\n2 3\n' >two_numbers.txt
+    printf '1\n\x00\x01\n' >binary.txt
+    : >empty.txt
+    mkdir a_directory
+}
+
+# ----------------------------------------------------------- golden cases
+
+golden_cases() {
+    make_fixtures
+
+    # Known answers on .npy: every version, byte order mark, odd headers.
+    exact npy_v1_i4_sum 'reduce --op sum v1_i4.npy'
+    exact npy_v1_i4_ops 'for op in sum prod min max and or xor; do reduce --op $op v1_i4.npy; done'
+    exact npy_v2_f8_sum 'reduce --op sum v2_f8.npy; reduce --op min v2_f8.npy; reduce --op max v2_f8.npy'
+    exact npy_v3_u2_wrap 'reduce --op sum v3_u2.npy; reduce --op sum --out-dtype u64 v3_u2.npy; reduce --op max v3_u2.npy'
+    exact npy_i1 'reduce --op sum i1.npy; reduce --op min i1.npy; reduce --op sum --out-dtype i16 i1.npy'
+    exact npy_u1_wrap 'reduce --op sum u1.npy; reduce --op sum --out-dtype u16 u1.npy; reduce --op prod --out-dtype u64 u1.npy'
+    exact npy_quirky_header 'reduce --op sum quirky.npy; reduce --op min quirky.npy'
+    exact npy_f4_inf 'reduce --op max f4_special.npy; reduce --op min f4_special.npy; reduce --op sum f4_special.npy'
+    exact npy_f4_nan_propagates 'reduce --op max f4_nan.npy; reduce --op min f4_nan.npy'
+    exact npy_empty_identities 'for op in sum prod min max and or xor; do reduce --op $op empty.npy; done'
+    exact npy_trailing_bytes_ignored 'reduce --op sum trailing.npy'
+    exact npy_f32_widened 'reduce --op sum --out-dtype f64 f4_special.npy'
+
+    # Text input: dtype inference, --dtype, wrap-around, specials, stdin.
+    exact text_ints_sum 'reduce --op sum ints.txt; reduce --op max ints.txt'
+    exact text_floats_f64 'reduce --op sum floats.txt; reduce --op min floats.txt'
+    exact text_floats_as_f32 'reduce --op sum --dtype f32 floats.txt'
+    exact text_inf 'reduce --op max inf.txt; reduce --op sum inf.txt'
+    exact text_nan 'reduce --op max nan.txt'
+    exact text_u8_wrap 'reduce --op sum --dtype u8 u8.txt; reduce --op sum --dtype u8 --out-dtype u16 u8.txt'
+    exact text_i64_wrap 'reduce --op sum i64_max.txt'
+    exact text_u64_max 'reduce --op max --dtype u64 u64_max.txt'
+    exact text_empty 'reduce --op sum empty.txt; reduce --op min empty.txt'
+    exact text_stdin 'printf "3\n-4\n5\n" | reduce --op sum -'
+
+    # --json shape.
+    golden json_int 'reduce --op sum --out-dtype i64 --json v1_i4.npy'
+    golden json_float 'reduce --op min --json floats.txt'
+    golden json_nonfinite 'reduce --op max --json f4_nan.npy; reduce --op max --json inf.txt'
+
+    # Every dtype through gen: ascending 0..99, wrapping where narrow.
+    local t
+    for t in i8 u8 i16 u16 i32 u32 i64 u64 f32 f64; do
+        local wide=i64
+        case $t in u*) wide=u64 ;; f*) wide=f64 ;; esac
+        local ops='sum min max'
+        case $t in f*) ;; *) ops='sum min max and or xor' ;; esac
+        exact "gen_ascending_$t" "gen --dtype $t --n 100 --dist ascending -o a_$t.npy &&
+            for op in $ops; do reduce --op \$op a_$t.npy; done; reduce --op sum --out-dtype $wide a_$t.npy"
+    done
+    exact gen_ascending_i8_wraps 'gen --dtype i8 --n 300 --dist ascending -o w.npy && reduce --op min w.npy &&
+        reduce --op max w.npy && reduce --op sum --out-dtype i64 w.npy'
+    exact gen_descending_u16 'gen --dtype u16 --n 1000 --dist descending -o d.txt && head -2 d.txt && tail -1 d.txt &&
+        reduce --op sum --dtype u16 --out-dtype u64 d.txt'
+    exact gen_constant 'gen --dtype i16 --n 10 --dist constant --value -3 -o c.npy && reduce --op sum c.npy &&
+        reduce --op and c.npy'
+    exact gen_text_roundtrip 'gen --dtype f32 --n 1000 --seed 11 -o f.txt && gen --dtype f32 --n 1000 --seed 11 -o f.npy &&
+        reduce --op max --dtype f32 f.txt && reduce --op max f.npy'
+
+    # Determinism: the same seed gives the same bytes (checksums are golden).
+    for t in u8 i32 i64 f32 f64; do
+        exact "gen_uniform_$t" "gen --dtype $t --n 1000 --seed 42 -o x.npy && gen --dtype $t --n 1000 --seed 42 -o y.npy &&
+            cmp x.npy y.npy && cksum x.npy && reduce --op max x.npy"
+    done
+    exact gen_uniform_u64_xor 'gen --dtype u64 --n 12345 --seed 7 -o x.npy && reduce --op xor x.npy && reduce --op min x.npy'
+    golden gen_uniform_text 'gen --dtype f64 --n 5 --seed 3 -o x.txt && cat x.txt'
+    golden gen_json 'gen --dtype u32 --n 3 --seed 9 --json -o x.npy'
+    golden gen_seed_differs 'gen --dtype i32 --n 100 --seed 1 -o x.npy && gen --dtype i32 --n 100 --seed 2 -o y.npy &&
+        if cmp -s x.npy y.npy; then echo same; else echo different; fi'
+    # normal goes through libm's log and cos: deterministic per machine, not golden bytes.
+    check gen_normal_repeatable 0 '^ok$' 'gen --dtype f64 --n 20000 --dist normal --seed 5 -o n1.npy &&
+        gen --dtype f64 --n 20000 --dist normal --seed 5 -o n2.npy && cmp n1.npy n2.npy && echo ok'
+    check gen_normal_mean_near_0 0 '^ok$' 'reduce --op sum n1.npy | awk "{ m = \$1 / 20000; print (m > -0.05 && m < 0.05) ? \"ok\" : \"mean \" m }"'
+    check gen_normal_int_in_range 0 '^ok$' 'gen --dtype u8 --n 10000 --dist normal --seed 5 -o n3.npy &&
+        [ "$(reduce --op max n3.npy)" -gt 200 ] && [ "$(reduce --op min n3.npy)" -lt 50 ] && echo ok'
+    check gen_prints_fresh_seed 0 '^gpuprim gen: seed [0-9]+ \(pass --seed [0-9]+ to repeat this data\)$' \
+        'gen --dtype i8 --n 4 -o s.npy'
+
+    # Errors: files.
+    golden err_missing_file 'reduce --op sum no_such_file.npy'
+    golden err_directory 'reduce --op sum a_directory'
+    if [ "$(id -u)" = 0 ]; then
+        skip "err_unreadable_file (running as root: permissions do not stop reading)"
+    else
+        golden err_unreadable_file 'printf "1\n" >secret.txt && chmod 000 secret.txt && reduce --op sum secret.txt'
+    fi
+    golden err_bad_magic 'reduce --op sum bad_magic.npy'
+    golden err_zero_bytes 'reduce --op sum zero_bytes.npy'
+    golden err_version 'reduce --op sum version4.npy'
+    golden err_truncated_header 'reduce --op sum trunc_header.npy'
+    golden err_header_no_shape 'reduce --op sum no_shape.npy'
+    golden err_header_not_dict 'reduce --op sum not_dict.npy'
+    golden err_header_extra_key 'reduce --op sum extra_key.npy'
+    golden err_big_endian 'reduce --op sum big_endian.npy'
+    golden err_unsupported_descr 'reduce --op sum complex.npy; reduce --op sum bool.npy; reduce --op sum half.npy;
+        reduce --op sum record.npy'
+    golden err_fortran_order 'reduce --op sum fortran.npy'
+    golden err_two_d 'reduce --op sum two_d.npy'
+    golden err_scalar 'reduce --op sum scalar.npy'
+    golden err_truncated_data 'reduce --op sum trunc_data.npy'
+    golden err_text_garbage 'reduce --op sum garbage.txt'
+    golden err_text_two_numbers 'reduce --op sum two_numbers.txt'
+    golden err_text_binary 'reduce --op sum binary.txt'
+    golden err_text_out_of_range 'reduce --op sum u64_max.txt; reduce --op sum --dtype i8 u8.txt; printf "300\n" | reduce --op sum --dtype u8 -'
+    golden err_text_not_integer 'reduce --op sum --dtype i32 floats.txt'
+    golden err_dtype_mismatch 'reduce --op sum --dtype i64 v1_i4.npy'
+
+    # Errors: the command line (exit 2) and rejected combinations (exit 1).
+    golden err_unknown_op 'reduce --op avg v1_i4.npy'
+    golden err_unknown_dtype 'reduce --op sum --dtype int33 ints.txt'
+    golden err_unknown_out_dtype 'reduce --op sum --out-dtype float16 ints.txt'
+    golden err_backend_bogus 'gpuprim reduce --op sum --backend bogus v1_i4.npy'
+    golden err_missing_op 'reduce v1_i4.npy'
+    golden err_missing_file_arg 'reduce --op sum'
+    golden err_extra_arg 'reduce --op sum v1_i4.npy v2_f8.npy'
+    golden err_unknown_option 'reduce --op sum --fast v1_i4.npy'
+    golden err_option_twice 'reduce --op sum --op min v1_i4.npy'
+    golden err_unknown_verb 'gpuprim transmogrify'
+    golden err_no_verb 'gpuprim 2>&1 | head -1; gpuprim >/dev/null 2>&1'
+    golden err_xor_on_f32 'reduce --op xor f4_special.npy'
+    golden err_narrowing_out_dtype 'reduce --op sum --out-dtype i8 v1_i4.npy'
+    golden err_out_dtype_other_kind 'reduce --op sum --out-dtype f64 v1_i4.npy'
+    golden err_gen_args 'gen --dtype i8 --n 4 -o x.dat; gen --dtype i8 --n -1 -o x.npy; gen --dtype i8 --n 4 --dist zipf -o x.npy;
+        gen --dtype i8 --n 4 --dist constant -o x.npy; gen --dtype i8 --n 4 --dist constant --value 128 -o x.npy;
+        gen --dtype i8 --n 4 --value 1 -o x.npy; gen --n 4 -o x.npy; gen --dtype i8 --n 4 --seed -3 -o x.npy'
+    golden err_demo_args 'gpuprim demo --n 0; gpuprim demo --runs many'
+    # Without a GPU the CUDA backend is refused with the probe's reason.
+    if "$GP" info --no-bandwidth | grep -q '^  cuda  usable'; then
+        skip "err_cuda_unusable (the CUDA backend is usable here)"
+    else
+        check err_cuda_unusable 1 '^gpuprim reduce: the cuda backend is not usable here: .+' \
+            '"$GP" reduce --op sum --backend cuda v1_i4.npy'
+    fi
+    # Too little memory: the message says how much was asked.
+    golden err_host_out_of_memory '(ulimit -v 1000000; gpuprim demo --backend cpu --n 2^36)'
+    # Which allocation runs out first depends on the process's other mappings.
+    check err_ctx_out_of_memory 1 '^gpuprim demo: could not allocate 64 MiB \(67108864 bytes\) of host memory for the ' \
+        '(ulimit -v 150000; export OMP_NUM_THREADS=1; gpuprim demo --backend cpu --n 2^24 --runs 1)'
+
+    # Output files: nothing partial, nothing left behind, nothing clobbered.
+    golden out_no_dir 'gen --dtype i8 --n 4 --seed 1 -o no_such_dir/x.npy; echo "[exit $?]"; leftovers'
+    golden out_onto_directory 'mkdir dir.npy && gen --dtype i8 --n 4 --seed 1 -o dir.npy; echo "[exit $?]"; leftovers'
+    golden out_write_failure_keeps_old 'printf old >big.npy && (trap "" XFSZ; ulimit -f 8; gen --dtype i64 --n 100000 --seed 1 -o big.npy);
+        echo "[exit $?]"; cat big.npy; echo; leftovers'
+    golden out_replaces_existing 'gen --dtype i8 --n 3 --dist ascending -o r.txt && gen --dtype i8 --n 2 --dist descending -o r.txt && cat r.txt'
+}
+
+# -------------------------------------------------------------- smoke cases
+
+smoke_cases() {
+    check help_exits_0 0 '^usage: gpuprim VERB' 'gpuprim --help'
+    check help_verb 0 '^usage: gpuprim reduce ' 'gpuprim help reduce'
+    local v
+    for v in info gen reduce demo; do
+        check "help_$v" 0 "^usage: gpuprim $v" "gpuprim $v --help"
+    done
+    check help_bench 0 '.' 'gpuprim bench --help'
+    check version 0 '^gpuprim [0-9]+\.[0-9]+\.[0-9]+ \(backends built: cpu' 'gpuprim --version'
+    check info_exits_0 0 '^  cpu   usable' 'gpuprim info'
+    check info_cpu_bandwidth 0 '^        copy bandwidth [0-9.]+ GB/s' 'gpuprim info --backend cpu'
+    check info_json 0 '^\{"version": "[0-9.]+", "backends": \[\{"name": "cpu", "built": true, "usable": true' \
+        'gpuprim info --json --no-bandwidth'
+    if "$GP" info --no-bandwidth | grep -q '^  cuda  usable'; then
+        check info_gpu_lines 0 '^  measured copy bandwidth [0-9.]+ GB/s \([0-9.]+% of theoretical\)' 'gpuprim info'
+        check demo_runs_all_backends 0 '^cuda +f32 ' 'gpuprim demo --n 2^20 --runs 3'
+    else
+        check info_explains_cuda 0 '^  cuda  (not built into this library|built, not usable here: .+)$' \
+            'gpuprim info --no-bandwidth'
+        check demo_says_cpu_only 0 '^CUDA backend: not usable here \(.+\); running the CPU backend only$' \
+            'gpuprim demo --n 2^16 --runs 3'
+    fi
+    check demo_i32_exact 0 '^cpu +i32 .*\(exact: the serial loop agrees\)$' 'gpuprim demo --backend cpu --n 2^16 --runs 3'
+    check demo_f32_checked 0 '^cpu +f32 .*\(checked: ' 'gpuprim demo --backend cpu --n 100003 --runs 3'
+    check demo_json 0 '"passed": true\}$' 'gpuprim demo --backend cpu --n 1000 --runs 2 --json'
+}
+
+# ----------------------------------------------------------- CUDA reruns
+
+cuda_reruns() {
+    local reason i
+    if "$GP" info --no-bandwidth | grep -q '^  cuda  usable'; then
+        for i in "${!exact_names[@]}"; do
+            run_snippet cuda "${exact_snippets[$i]}"
+            compare "${exact_names[$i]} [cuda]" "${exact_names[$i]}"
+        done
+        return
+    fi
+    reason=$("$GP" info --no-bandwidth | sed -n 's/^  cuda  //p')
+    for i in "${!exact_names[@]}"; do
+        if [ "${GPUPRIM_REQUIRE_CUDA:-0}" = 1 ]; then
+            fail "${exact_names[$i]} [cuda]: GPUPRIM_REQUIRE_CUDA=1 but the CUDA backend is $reason"
+        else
+            skip "${exact_names[$i]} [cuda] (CUDA backend: $reason)"
+        fi
+    done
+}
+
+case $SECTION in
+golden)
+    golden_cases
+    cuda_reruns
+    ;;
+smoke) smoke_cases ;;
+*)
+    echo "unknown section '$SECTION' (golden or smoke)" >&2
+    exit 2
+    ;;
+esac
+
+echo "$skipped skipped (not counted as passed)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,129 @@
+/*
+ * Test harness shared by every test program: command line, seeds, a PRNG of
+ * our own, case counting, a counting allocator and guard-banded buffers.
+ *
+ * Command line: --backend cpu|cuda, --seed S, --case K (run one case only),
+ * --quick (fewer, smaller cases: for runs under compute-sanitizer).
+ * A backend that is not usable here exits 77 (ctest: skipped) unless
+ * GPUPRIM_REQUIRE_CUDA=1 asks for CUDA, where it is a failure.
+ */
+#ifndef GP_TEST_HARNESS_H
+#define GP_TEST_HARNESS_H
+
+#include "gpuprim.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------- PRNG */
+
+/* splitmix64: counter based, so element i of a stream can be had directly
+ * (gpt_rng_at), which lets large inputs be generated in parallel. */
+typedef struct gpt_rng {
+    uint64_t s;
+} gpt_rng;
+
+static inline uint64_t gpt_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static inline uint64_t gpt_next(gpt_rng *r) { return gpt_mix64(r->s += 0x9e3779b97f4a7c15ull); }
+/* The stream of `seed` positioned so that the next draw is its draw number i. */
+static inline gpt_rng gpt_rng_at(uint64_t seed, uint64_t i)
+{
+    gpt_rng r = {seed + i * 0x9e3779b97f4a7c15ull};
+    return r;
+}
+/* Uniform in [0, 1). */
+static inline double gpt_uniform(gpt_rng *r) { return (double)(gpt_next(r) >> 11) * 0x1p-53; }
+/* Uniform in [0, n), n > 0 (the modulo bias is irrelevant for tests). */
+static inline uint64_t gpt_below(gpt_rng *r, uint64_t n) { return gpt_next(r) % n; }
+/* A seed derived from a parent seed and a few case parameters. */
+uint64_t gpt_derive(uint64_t seed, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
+/* ----------------------------------------------------------- test program */
+
+typedef struct gpt {
+    const char *name;
+    gp_backend backend;
+    gp_ctx *ctx; /* created by gpt_init through gpt->counter */
+    uint64_t seed;
+    long only_case; /* -1: all cases */
+    bool quick;
+    long passed, failed, skipped;
+} gpt;
+
+/* Parses the command line, picks and prints the seed, probes the backend
+ * (exits 77 or 1 as described above) and creates the context. */
+void gpt_init(gpt *t, int argc, char **argv);
+/* Frees the context, checks that every allocation it made was freed, prints
+ * "N passed, N failed, N skipped" and returns the exit code: 1 on any
+ * failure, 77 when every case was skipped, else 0. */
+int gpt_finish(gpt *t);
+
+/* True if case number k is to run (--case). */
+bool gpt_selected(const gpt *t, long k);
+void gpt_pass(gpt *t);
+void gpt_skip(gpt *t);
+/* Counts a failure and prints one line: the message, then the seed. */
+void gpt_fail(gpt *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* One check is one case: passes or fails with the file, line and message. */
+#define GPT_CHECK(t, cond, ...)                                                    \
+    do {                                                                           \
+        if (cond) gpt_pass(t);                                                     \
+        else gpt_fail_at((t), __FILE__, __LINE__, #cond, __VA_ARGS__);             \
+    } while (0)
+void gpt_fail_at(gpt *t, const char *file, int line, const char *cond, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* ------------------------------------------------------ counting allocator */
+
+/*
+ * Wraps gp_default_allocator(): counts allocations and frees, and fails the
+ * fail_at-th allocation (1-based; 0 never) to inject out-of-memory.
+ */
+typedef struct gpt_counter {
+    atomic_long allocs, frees, calls;
+    long fail_at;
+    gp_allocator allocator; /* hand this to gp_ctx_params */
+} gpt_counter;
+
+void gpt_counter_init(gpt_counter *c, long fail_at);
+static inline long gpt_outstanding(gpt_counter *c) { return c->allocs - c->frees; }
+
+/* ---------------------------------------------------------- guard bands */
+
+enum { GPT_GUARD = 256 }; /* bytes each side; keeps the payload 256-aligned */
+
+/* A payload with a canary band before and after it, in the context's space
+ * (device memory on CUDA) or in host memory (ctx NULL). */
+typedef struct gpt_guarded {
+    gp_ctx *ctx;
+    unsigned char *base;
+    unsigned char *ptr; /* the payload: base + GPT_GUARD */
+    size_t bytes;
+} gpt_guarded;
+
+gp_status gpt_guarded_alloc(gp_ctx *ctx, gpt_guarded *g, size_t bytes);
+void gpt_guarded_free(gpt_guarded *g);
+/* Writes the canaries and fills the payload with `poison` (a pattern of
+ * `plen` bytes, repeated). */
+gp_status gpt_guarded_poison(gpt_guarded *g, const void *poison, size_t plen);
+/* Copies the payload to `payload` (if not NULL) and checks the canaries:
+ * returns false and describes the first damaged byte in `why` if any
+ * canary changed (or the copy failed). */
+bool gpt_guarded_check(gpt_guarded *g, void *payload, char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,159 @@
+/* Error reporting, checked context and memory helpers, small formatters. */
+#include "cli_common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------------- reporting */
+
+static const char *current_verb;
+
+void cli_set_verb_name(const char *name) { current_verb = name; }
+
+static void print_prefix(void)
+{
+    if (current_verb)
+        fprintf(stderr, "gpuprim %s: ", current_verb);
+    else
+        fputs("gpuprim: ", stderr);
+}
+
+int cli_error(const char *fmt, ...)
+{
+    fflush(stdout); /* keep stdout and stderr in order on a shared terminal */
+    print_prefix();
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_EXIT_FAILURE;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    fflush(stdout);
+    print_prefix();
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (current_verb)
+        fprintf(stderr, " (see 'gpuprim %s --help')\n", current_verb);
+    else
+        fputs(" (see 'gpuprim --help')\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_gp_error(const gp_ctx *ctx, gp_status s, const char *fmt, ...)
+{
+    fflush(stdout);
+    print_prefix();
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    const char *detail = ctx ? gp_ctx_last_error(ctx) : "";
+    if (detail && detail[0])
+        fprintf(stderr, ": %s (%s)\n", gp_status_string(s), detail);
+    else
+        fprintf(stderr, ": %s (%s)\n", gp_status_string(s), gp_status_name(s));
+    return CLI_EXIT_FAILURE;
+}
+
+/* ---------------------------------------------------------------- context */
+
+int cli_open_ctx(gp_backend backend, int device, gp_ctx **out)
+{
+    *out = NULL;
+    if (backend != GP_BACKEND_AUTO) {
+        char detail[512];
+        gp_status p = gp_backend_probe(backend, detail, sizeof detail);
+        if (p != GP_STATUS_OK)
+            return cli_error("the %s backend is not usable here: %s", gp_backend_name(backend),
+                             detail[0] ? detail : gp_status_string(p));
+    }
+    gp_status s = gp_ctx_create(out, backend, device);
+    if (s != GP_STATUS_OK)
+        return cli_gp_error(NULL, s, "cannot create a context on the %s backend", gp_backend_name(backend));
+    return CLI_EXIT_OK;
+}
+
+int cli_ctx_malloc(gp_ctx *ctx, void **ptr, size_t bytes, const char *what)
+{
+    gp_status s = gp_malloc(ctx, ptr, bytes);
+    if (s == GP_STATUS_OK) return CLI_EXIT_OK;
+    char size[32];
+    return cli_gp_error(ctx, s, "could not allocate %s (%zu bytes) of %s memory for %s",
+                        cli_format_bytes(bytes, size, sizeof size), bytes,
+                        gp_ctx_backend(ctx) == GP_BACKEND_CUDA ? "device" : "host", what);
+}
+
+void *cli_host_malloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        char size[32];
+        cli_error("could not allocate %s (%zu bytes) of host memory for %s: %s",
+                  cli_format_bytes(bytes, size, sizeof size), bytes, what, strerror(ENOMEM));
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------- misc */
+
+const char *cli_format_bytes(size_t bytes, char *buf, size_t size)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        snprintf(buf, size, "%zu bytes", bytes);
+        return buf;
+    }
+    double v = (double)bytes;
+    int u = -1;
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    if (v == (double)(uint64_t)v)
+        snprintf(buf, size, "%.0f %s", v, units[u]);
+    else
+        snprintf(buf, size, "%.2f %s", v, units[u]);
+    return buf;
+}
+
+void cli_json_string(FILE *to, const char *s)
+{
+    fputc('"', to);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(to, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(to, "\\u%04x", *p);
+        else
+            fputc(*p, to);
+    }
+    fputc('"', to);
+}
+
+const char *cli_printable(const char *s, size_t len, char *buf, size_t size)
+{
+    enum { CLI_SHOWN_BYTES = 40 };
+    size_t k = 0;
+    for (size_t i = 0; i < len && i < CLI_SHOWN_BYTES && k + 5 < size; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f)
+            buf[k++] = (char)c;
+        else
+            k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
+    }
+    if (len > CLI_SHOWN_BYTES && k + 4 < size) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    buf[k < size ? k : size - 1] = '\0';
+    return buf;
+}

@@ -1,0 +1,35 @@
+/*
+ * Reading arrays for the verbs: NumPy .npy files and text files with one
+ * number a line, from a path or "-" (standard input). Errors are printed
+ * ("gpuprim VERB: FILE: what is wrong") and the loaders return an exit code.
+ */
+#ifndef CLI_INPUT_H
+#define CLI_INPUT_H
+
+#include "gpuprim.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cli_array {
+    gp_dtype dtype;
+    int64_t n;
+    void *data;      /* n values in host byte order; may point inside `storage` */
+    void *storage;   /* the block to free */
+    const char *format; /* "npy" or "text" */
+} cli_array;
+
+void cli_array_free(cli_array *a);
+
+/* Loads `path`. It is read as .npy when its name ends in ".npy" or its
+ * content starts with the .npy magic, else as text. `text_dtype` is the
+ * dtype of text input (0: i64, or f64 when any number looks like a float);
+ * with .npy input, a non-zero `text_dtype` must match the file's dtype. */
+int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out);
+
+/* Parsers over a whole file held in memory (`buf` has len + 1 bytes; the
+ * parsers may write into it). `name` is used in messages. */
+int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *out);
+int cli_parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, cli_array *out);
+
+#endif /* CLI_INPUT_H */

@@ -1,0 +1,41 @@
+/*
+ * Writing arrays: a .npy header and values in little-endian order, or text
+ * with one number a line, into a file that appears only when complete
+ * (written under a temporary name in the same directory, then renamed).
+ */
+#ifndef CLI_OUTPUT_H
+#define CLI_OUTPUT_H
+
+#include "gpuprim.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct cli_outfile {
+    FILE *fp;
+    char *path;      /* the final name */
+    char *temp_path; /* where the bytes go until cli_outfile_commit */
+} cli_outfile;
+
+/* Creates the temporary file next to `path`. Prints the error; returns an
+ * exit code. */
+int cli_outfile_open(cli_outfile *f, const char *path);
+/* Flushes, closes and renames into place; on any error removes the
+ * temporary file, prints the error and returns CLI_EXIT_FAILURE. */
+int cli_outfile_commit(cli_outfile *f);
+/* Closes and removes the temporary file (a failed run leaves nothing). */
+void cli_outfile_abort(cli_outfile *f);
+
+/* The .npy version 1.0 header of a 1-D little-endian array. */
+int cli_npy_write_header(FILE *fp, gp_dtype t, int64_t n);
+/* `count` values from host order to little-endian bytes. Returns 0 or -1. */
+int cli_npy_write_values(FILE *fp, const void *values, gp_dtype t, size_t count);
+/* One number a line (cli_format_value). Returns 0 or -1. */
+int cli_text_write_values(FILE *fp, const void *values, gp_dtype t, size_t count);
+
+/* 1 on a little-endian host; the byte order of .npy data we read and write. */
+int cli_host_is_little_endian(void);
+/* Reverses the bytes of each of `count` elements of `size` bytes. */
+void cli_swap_bytes(void *data, size_t size, size_t count);
+
+#endif /* CLI_OUTPUT_H */
