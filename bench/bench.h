@@ -39,12 +39,21 @@ typedef struct gpb_opts {
     uint64_t seed;
 } gpb_opts;
 
-/* One point of a case: what to run. */
+/* One point of a case: what to run. 2-D cases (transpose) also give the
+ * shape, rows x cols = n; 1-D cases leave rows and cols 0. */
 typedef struct gpb_spec {
     gp_dtype dtype;
     gp_op op;
     int64_t n;
+    int64_t rows, cols;
 } gpb_spec;
+
+/* An element type the bench knows and gpuprim has no dtype for: "c16",
+ * 16 bytes (complex double), for transpose, whose cuBLAS peer is Zgeam.
+ * Names and sizes go through gpb_dtype_name / gpb_dtype_size. */
+#define GPB_DTYPE_C16 ((gp_dtype)100)
+const char *gpb_dtype_name(gp_dtype t);
+size_t gpb_dtype_size(gp_dtype t);
 
 /* Median, min and max of the timed calls, in microseconds; measured == 0
  * where the implementation was not run (unsupported, skipped). */
@@ -92,7 +101,17 @@ typedef struct gpb_case {
      * (after printing the failing call). Sizes that do not fit are not
      * errors: the case sets pt->note and leaves the times unmeasured. */
     int (*measure)(gpb_env *env, const gpb_spec *s, gpb_point *pt);
+    /* 2-D cases: the shapes run instead of the size sweep, "RxC" items
+     * ("1920x1080,8192x8192"), replaced by --shapes; NULL for 1-D cases. */
+    const char *default_shapes;
+    /* The dtypes run without --dtype; NULL: the harness default. */
+    const char *default_dtypes;
+    /* 1: the case takes no op (count, histograms): titles leave it out. */
+    int no_op;
 } gpb_case;
+
+/* "sum " for a case with ops, "" for one without: for titles and messages. */
+const char *gpb_op_label(const gpb_case *c, gp_op op, char *buf, size_t size);
 
 /* One implementation as the timers see it: call(self, in) runs it once on
  * the input at `in` and returns GPB_OK or GPB_ERROR (after printing why).
@@ -189,6 +208,8 @@ int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const voi
 void gpb_meta_common(gpb_meta *m);
 /* "2^20" for a power of two, else the decimal number. */
 const char *gpb_fmt_n(int64_t n, char *buf, size_t size);
+/* A point's size for tables: "1920x1080" for a 2-D point, else gpb_fmt_n. */
+const char *gpb_fmt_point(const gpb_spec *s, char *buf, size_t size);
 
 /* Progress on stderr, only when stderr is a terminal. */
 void gpb_progress(const char *fmt, ...)

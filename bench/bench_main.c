@@ -9,16 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const gpb_case gpb_reduce_cpu;
+extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu;
 #ifdef GPUPRIM_BENCH_CUDA
-extern const gpb_case gpb_reduce_cuda;
+extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
+extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_many_bins_cuda,
+    gpb_histogram_edges_cuda;
 #endif
 
 /* Every case this build has; a new primitive adds its line here. */
 static const gpb_case *const cases[] = {
     &gpb_reduce_cpu,
+    &gpb_transpose_cpu,
 #ifdef GPUPRIM_BENCH_CUDA
     &gpb_reduce_cuda,
+    &gpb_transpose_cuda,
+    &gpb_count_cuda,
+    &gpb_histogram_cuda,
+    &gpb_histogram_one_bin_cuda,
+    &gpb_histogram_many_bins_cuda,
+    &gpb_histogram_edges_cuda,
 #endif
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
@@ -38,13 +47,17 @@ typedef struct args {
     int min_log2, max_log2; /* max_log2 < 0: the case's default */
     int64_t sizes[MAX_LIST];
     int nsizes;
+    int64_t shapes[MAX_LIST][2]; /* --shapes, for 2-D cases */
+    int nshapes;
+    int dtypes_given;
     const char *csv, *json;
 } args;
 
 static void usage(FILE *f)
 {
     fputs("usage: gpuprim bench CASE [options]\n"
-          "cases: reduce\n"
+          "cases: reduce, transpose; on cuda also count, histogram, histogram-one-bin,\n"
+          "       histogram-2^20, histogram-edges\n"
           "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
           "streaming-read ceiling over the same bytes, all in the same run.\n"
           "  --backend auto|cpu|cuda  backend to measure (auto: cuda when a GPU is usable)\n"
@@ -55,6 +68,9 @@ static void usage(FILE *f)
           "  --max-log2 K             largest, reached in steps of 2 and always included\n"
           "                           (default 30 on cuda, 27 on cpu; -1: only --sizes)\n"
           "  --sizes LIST             extra sizes, e.g. 1000,2^20,100000000\n"
+          "  --shapes LIST            2-D cases (transpose): ROWSxCOLS items instead of sizes\n"
+          "                           (default 1920x1080,8192x8192,16384x16384,30000x7,7x30000;\n"
+          "                           transpose's dtypes: u8,u16,f32,f64,c16, c16 = 16 bytes)\n"
           "  --runs N                 timed calls per implementation and size (default 20)\n"
           "  --warmup N               untimed calls before them (default 3)\n"
           "  --seed N                 input seed (default 1)\n"
@@ -117,7 +133,25 @@ static int parse_list(const char *opt, const char *s, int *count, int (*item)(co
 
 static int dtype_item(const char *s, void *dst, int i)
 {
+    if (!strcmp(s, "c16")) {
+        ((gp_dtype *)dst)[i] = GPB_DTYPE_C16;
+        return 1;
+    }
     return gp_dtype_from_name(s, &((gp_dtype *)dst)[i]) == GP_STATUS_OK;
+}
+
+/* "ROWSxCOLS", both >= 1. */
+static int shape_item(const char *s, void *dst, int i)
+{
+    long long r, c;
+    char buf[64];
+    const char *x = strchr(s, 'x');
+    if (!x || x == s || (size_t)(x - s) >= sizeof buf) return 0;
+    snprintf(buf, sizeof buf, "%.*s", (int)(x - s), s);
+    if (!parse_int(buf, 1, INT64_C(1) << 31, &r) || !parse_int(x + 1, 1, INT64_C(1) << 31, &c)) return 0;
+    ((int64_t(*)[2])dst)[i][0] = r;
+    ((int64_t(*)[2])dst)[i][1] = c;
+    return 1;
 }
 static int op_item(const char *s, void *dst, int i) { return gp_op_from_name(s, &((gp_op *)dst)[i]) == GP_STATUS_OK; }
 static int size_item(const char *s, void *dst, int i) { return parse_size(s, &((int64_t *)dst)[i]); }
@@ -143,7 +177,7 @@ static int parse_args(int argc, char **argv, args *a)
         /* --opt=value or --opt value */
         static const char *const known[] = {"--backend", "--device", "--dtype", "--op", "--sizes",
                                             "--min-log2", "--max-log2", "--runs", "--warmup", "--seed",
-                                            "--csv", "--json"};
+                                            "--csv", "--json", "--shapes"};
         char name[64];
         const char *val = strchr(opt, '=');
         if (val) {
@@ -168,6 +202,9 @@ static int parse_args(int argc, char **argv, args *a)
             a->device = (int)v;
         } else if (!strcmp(name, "--dtype")) {
             rc = parse_list(name, val, &a->ndtypes, dtype_item, a->dtypes);
+            a->dtypes_given = 1;
+        } else if (!strcmp(name, "--shapes")) {
+            rc = parse_list(name, val, &a->nshapes, shape_item, a->shapes);
         } else if (!strcmp(name, "--op")) {
             rc = parse_list(name, val, &a->nops, op_item, a->ops);
         } else if (!strcmp(name, "--sizes")) {
@@ -232,29 +269,54 @@ static int make_sizes(const args *a, const gpb_case *c, int64_t *out)
     return u;
 }
 
-/* Runs one case over every op, dtype and size; returns the exit code. */
+/* A 2-D case's shapes and dtypes: from the command line, else the case's
+ * defaults (its strings parse: they are part of the build). */
+static int case_lists(const gpb_case *c, args *a)
+{
+    if (c->default_dtypes && !a->dtypes_given &&
+        parse_list("default dtypes", c->default_dtypes, &a->ndtypes, dtype_item, a->dtypes) != GPB_OK)
+        return GPB_ERROR;
+    if (c->default_shapes && a->nshapes == 0 &&
+        parse_list("default shapes", c->default_shapes, &a->nshapes, shape_item, a->shapes) != GPB_OK)
+        return GPB_ERROR;
+    return GPB_OK;
+}
+
+/* Runs one case over every op, dtype and size (2-D cases: shape); returns
+ * the exit code. */
 static int run_case(const gpb_case *c, gpb_env *env, const args *a, gpb_report *rep)
 {
     int64_t sizes[MAX_SIZES];
-    int nsizes = make_sizes(a, c, sizes);
+    int nsizes = c->default_shapes ? a->nshapes : make_sizes(a, c, sizes);
     gpb_point pts[MAX_SIZES];
     int failed = 0;
     for (int io = 0; io < a->nops; io++) {
         for (int it = 0; it < a->ndtypes; it++) {
-            gpb_spec s = {a->dtypes[it], a->ops[io], 0};
+            gpb_spec s = {a->dtypes[it], a->ops[io], 0, 0, 0};
             char why[160] = "";
+            if (s.dtype == GPB_DTYPE_C16 && !c->default_shapes) {
+                printf("\n%s %s c16: skipped, c16 is an element for transpose only\n", c->name, gp_op_name(s.op));
+                continue;
+            }
             if (c->applicable && !c->applicable(&s, why, sizeof why)) {
-                printf("\n%s %s %s: skipped, %s\n", c->name, gp_op_name(s.op), gp_dtype_name(s.dtype), why);
+                char opl[32];
+                printf("\n%s %s%s: skipped, %s\n", c->name, gpb_op_label(c, s.op, opl, sizeof opl),
+                       gpb_dtype_name(s.dtype), why);
                 continue;
             }
             for (int k = 0; k < nsizes; k++) {
                 char nb[32];
-                gpb_progress("bench %s %s %s %s: n = %s (%d of %d)", c->name, env->meta.backend,
-                             gp_op_name(s.op), gp_dtype_name(s.dtype), gpb_fmt_n(sizes[k], nb, sizeof nb),
-                             k + 1, nsizes);
+                if (c->default_shapes) {
+                    s.rows = a->shapes[k][0];
+                    s.cols = a->shapes[k][1];
+                    s.n = s.rows * s.cols;
+                } else {
+                    s.n = sizes[k];
+                }
+                gpb_progress("bench %s %s %s %s: %s (%d of %d)", c->name, env->meta.backend, gp_op_name(s.op),
+                             gpb_dtype_name(s.dtype), gpb_fmt_point(&s, nb, sizeof nb), k + 1, nsizes);
                 gpb_point *p = &pts[k];
                 memset(p, 0, sizeof *p);
-                s.n = sizes[k];
                 p->spec = s;
                 c->bytes(&s, &p->bytes_read, &p->bytes_written);
                 int rc = c->measure(env, &s, p);
@@ -298,7 +360,9 @@ int gp_bench_main(int argc, char **argv)
     }
 
     int64_t sizes[MAX_SIZES];
-    if (make_sizes(&a, c, sizes) == 0) return bad("%s", "no sizes to run (check --min-log2, --max-log2, --sizes)");
+    if (case_lists(c, &a) != GPB_OK) return GPB_ERROR;
+    if (!c->default_shapes && make_sizes(&a, c, sizes) == 0)
+        return bad("%s", "no sizes to run (check --min-log2, --max-log2, --sizes)");
 
     gpb_env env;
     memset(&env, 0, sizeof env);

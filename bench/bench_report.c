@@ -74,8 +74,9 @@ void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts
 {
     if (np == 0) return;
     const gpb_spec *s0 = &pts[0].spec;
-    printf("\n%s %s %s on %s (%s), median of %d runs after %d warm-up\n", c->name, gp_op_name(s0->op),
-           gp_dtype_name(s0->dtype), env->meta.device, env->meta.backend, env->opts.runs, env->opts.warmup);
+    char opl[32];
+    printf("\n%s %s%s on %s (%s), median of %d runs after %d warm-up\n", c->name,
+           gpb_op_label(c, s0->op, opl, sizeof opl), gpb_dtype_name(s0->dtype), env->meta.device, env->meta.backend, env->opts.runs, env->opts.warmup);
     if (c->about) printf("  %s\n", c->about);
     printf("%12s %12s %8s %7s %12s %8s %8s %10s\n", "n", c->subject, "GB/s", "%ceil", c->peer, "GB/s",
            "speedup", "ceil GB/s");
@@ -83,7 +84,7 @@ void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts
     for (int i = 0; i < np; i++) {
         const gpb_point *p = &pts[i];
         char nb[32];
-        printf("%12s", gpb_fmt_n(p->spec.n, nb, sizeof nb));
+        printf("%12s", gpb_fmt_point(&p->spec, nb, sizeof nb));
         put_num(12, 2, p->subject.measured ? p->subject.med_us : NAN);
         put_num(8, 1, gbs(p, &p->subject));
         put_num(7, 1, pct_ceiling(p, &p->subject));
@@ -105,10 +106,10 @@ void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts
 typedef struct judged {
     int applicable, missed, not_run;
     double worst;
-    int64_t worst_n;
+    const gpb_spec *worst_at;
 } judged;
 
-static void judge(judged *j, int64_t n, int subject_run, double v, int higher_is_better, double bound)
+static void judge(judged *j, const gpb_spec *at, int subject_run, double v, int higher_is_better, double bound)
 {
     j->applicable++;
     if (!subject_run || isnan(v)) {
@@ -118,7 +119,7 @@ static void judge(judged *j, int64_t n, int subject_run, double v, int higher_is
     int miss = higher_is_better ? v < bound : v >= bound;
     if (miss) j->missed++;
     int worse = j->applicable - j->not_run == 1 || (higher_is_better ? v < j->worst : v > j->worst);
-    if (worse) j->worst = v, j->worst_n = n;
+    if (worse) j->worst = v, j->worst_at = at;
 }
 
 static void say(const char *what, const judged *j, const char *unit_fmt)
@@ -132,7 +133,7 @@ static void say(const char *what, const judged *j, const char *unit_fmt)
     printf("%s", j->missed ? "MISS" : "PASS");
     if (j->applicable - j->not_run > 0) {
         snprintf(val, sizeof val, unit_fmt, j->worst);
-        printf(" (worst %s at %s", val, gpb_fmt_n(j->worst_n, nb, sizeof nb));
+        printf(" (worst %s at %s", val, gpb_fmt_point(j->worst_at, nb, sizeof nb));
         if (j->missed) printf(", %d of %d sizes missed", j->missed, j->applicable);
         if (j->not_run) printf(", %d not run", j->not_run);
         printf(")");
@@ -153,13 +154,15 @@ static void verdict(const gpb_case *c, const gpb_point *pts, int np)
         /* A size nothing ran at (it did not fit) is not judged. */
         if (!run && !p->peer.measured && !p->ceiling.measured) continue;
         if (t->min_ratio_to_peer > 0 && p->peer.measured)
-            judge(&peer, n, run, ratio_to_peer(p, &p->subject), 1, t->min_ratio_to_peer);
+            judge(&peer, &p->spec, run, ratio_to_peer(p, &p->subject), 1, t->min_ratio_to_peer);
         if (t->min_pct_ceiling > 0 && n >= t->pct_from_n && p->ceiling.measured)
-            judge(&ceil, n, run, pct_ceiling(p, &p->subject), 1, t->min_pct_ceiling);
-        if (t->max_us > 0 && n <= t->max_us_to_n) judge(&lat, n, run, p->subject.med_us, 0, t->max_us);
+            judge(&ceil, &p->spec, run, pct_ceiling(p, &p->subject), 1, t->min_pct_ceiling);
+        if (t->max_us > 0 && n <= t->max_us_to_n) judge(&lat, &p->spec, run, p->subject.med_us, 0, t->max_us);
     }
     char what[96], nb[32];
-    printf("verdict %s %s %s: ", c->name, gp_op_name(pts[0].spec.op), gp_dtype_name(pts[0].spec.dtype));
+    char opl[32];
+    printf("verdict %s %s%s: ", c->name, gpb_op_label(c, pts[0].spec.op, opl, sizeof opl),
+           gpb_dtype_name(pts[0].spec.dtype));
     const char *sep = "";
     if (t->min_ratio_to_peer > 0) {
         snprintf(what, sizeof what, ">= %.2fx %s's throughput at every size", t->min_ratio_to_peer, c->peer);
@@ -235,7 +238,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
     /* Tidy rows: the run's facts repeat on every row so files concatenate. */
     fputs("case,backend,op,dtype,impl,role,n,bytes_read,bytes_written,runs,time_us,min_us,max_us,"
           "gbs,pct_ceiling,ratio_to_peer,status,note,device,driver,runtime,peer_version,"
-          "gpuprim_version,commit,build_flags,date\n",
+          "gpuprim_version,commit,build_flags,date,rows,cols\n",
           f);
     for (int i = 0; i < rp->n; i++) {
         const rec *r = &rp->v[i];
@@ -245,7 +248,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
         for (int k = 0; k < 3; k++) {
             const gpb_time *t = rows[k].t;
             fprintf(f, "%s,%s,%s,%s,", r->c->name, m->backend, gp_op_name(p->spec.op),
-                    gp_dtype_name(p->spec.dtype));
+                    gpb_dtype_name(p->spec.dtype));
             csv_str(f, rows[k].impl);
             fprintf(f, ",%s,%lld,%.0f,%.0f,%d,", rows[k].role, (long long)p->spec.n, p->bytes_read,
                     p->bytes_written, t->measured ? o->runs : 0);
@@ -262,7 +265,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
                 if (j) fputc(',', f);
                 csv_str(f, fields[j]);
             }
-            fputc('\n', f);
+            fprintf(f, ",%lld,%lld\n", (long long)p->spec.rows, (long long)p->spec.cols); /* 0, 0: 1-D */
         }
     }
     int bad = ferror(f);
@@ -334,7 +337,7 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
             fprintf(f, "%s    {\"case\": ", sep);
             json_str(f, r->c->name);
             fprintf(f, ", \"backend\": \"%s\", \"op\": \"%s\", \"dtype\": \"%s\", \"impl\": ", m->backend,
-                    gp_op_name(p->spec.op), gp_dtype_name(p->spec.dtype));
+                    gp_op_name(p->spec.op), gpb_dtype_name(p->spec.dtype));
             json_str(f, rows[k].impl);
             fprintf(f, ", \"role\": \"%s\", \"n\": %lld, \"bytes_read\": %.0f, \"bytes_written\": %.0f, "
                        "\"runs\": %d",
@@ -346,6 +349,8 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
             fputs(", \"gbs\": ", f), json_num(f, gbs(p, t));
             fputs(", \"pct_ceiling\": ", f), json_num(f, pct_ceiling(p, t));
             fputs(", \"ratio_to_peer\": ", f), json_num(f, ratio_to_peer(p, t));
+            if (p->spec.rows > 0)
+                fprintf(f, ", \"rows\": %lld, \"cols\": %lld", (long long)p->spec.rows, (long long)p->spec.cols);
             fprintf(f, ", \"status\": \"%s\", \"note\": ", row_status(r, &rows[k]));
             json_str(f, p->note);
             fputs("}", f);

@@ -137,6 +137,22 @@ void gpb_meta_common(gpb_meta *m)
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+const char *gpb_op_label(const gpb_case *c, gp_op op, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", c->no_op ? "" : gp_op_name(op), c->no_op ? "" : " ");
+    return buf;
+}
+
+const char *gpb_dtype_name(gp_dtype t) { return t == GPB_DTYPE_C16 ? "c16" : gp_dtype_name(t); }
+size_t gpb_dtype_size(gp_dtype t) { return t == GPB_DTYPE_C16 ? 16 : gp_dtype_size(t); }
+
+const char *gpb_fmt_point(const gpb_spec *s, char *buf, size_t size)
+{
+    if (s->rows <= 0) return gpb_fmt_n(s->n, buf, size);
+    snprintf(buf, size, "%lldx%lld", (long long)s->rows, (long long)s->cols);
+    return buf;
+}
+
 const char *gpb_fmt_n(int64_t n, char *buf, size_t size)
 {
     if (n > 0 && (n & (n - 1)) == 0) {

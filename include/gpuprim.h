@@ -317,9 +317,19 @@ GP_API gp_status gp_reduce_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int6
 
 /*
  * Inclusive scan: out[i] = in[0] op in[1] op ... op in[i], in out_t.
- * Ops, dtypes, widening, wrapping and NaN rules as gp_reduce. In place is
- * allowed (out == in, when out_t is in_t); other overlaps are
- * INVALID_ARGUMENT. n == 0 writes nothing. Asynchronous.
+ * Ops, dtypes, widening, wrapping and NaN rules as gp_reduce: integer sums
+ * and products wrap in out_t; float MIN/MAX propagate NaN (every output
+ * from the first NaN on is NaN); float sums and products are combined in an
+ * unspecified order, within the same bounds as gp_reduce's, per prefix, and
+ * may differ between runs on CUDA. In place is allowed (out == in, when
+ * out_t is in_t); other overlaps are INVALID_ARGUMENT. in and out must be
+ * aligned to their element sizes. n == 0 writes nothing (in and out may
+ * then be NULL). Asynchronous: on CUDA one kernel launch, each element read
+ * once and written once.
+ * Statuses: NULL_POINTER (ctx, or in or out with n > 0), INVALID_SIZE
+ * (n < 0 or too large), INVALID_DTYPE, INVALID_OP, UNSUPPORTED_OP,
+ * UNSUPPORTED_DTYPE, INVALID_ARGUMENT (overlap, misaligned), WORKSPACE_TOO_SMALL,
+ * OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
  */
 GP_API gp_status gp_scan_inclusive(gp_ctx *ctx, const void *in, gp_dtype in_t, int64_t n, gp_op op,
                                    void *out, gp_dtype out_t);
@@ -330,7 +340,10 @@ GP_API gp_status gp_scan_inclusive(gp_ctx *ctx, const void *in, gp_dtype in_t, i
  */
 GP_API gp_status gp_scan_exclusive(gp_ctx *ctx, const void *in, gp_dtype in_t, int64_t n, gp_op op,
                                    const void *init, void *out, gp_dtype out_t);
-/* The workspace either scan needs (see gp_ctx_set_workspace). */
+/* The workspace either scan needs (see gp_ctx_set_workspace). With a
+ * caller's workspace, a CUDA scan of more than one tile (4096 elements;
+ * 8192 for 1-byte inputs) also clears its part of it on the stream (one
+ * cudaMemsetAsync per call); with the context's own scratch it does not. */
 GP_API gp_status gp_scan_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int64_t n, gp_op op,
                                         gp_dtype out_t, size_t *bytes);
 
@@ -353,11 +366,19 @@ GP_API gp_status gp_cmp_from_name(const char *name, gp_cmp *out);
  * Common to the calls below. Comparisons follow IEEE 754 for floats (a NaN
  * compares false with everything, except NE, which is true); `value` is a
  * host pointer to one element of the input dtype. The number of selected
- * items is written to `count` (one int64_t in the context's space,
- * asynchronously) when count is not NULL, and to `host_count` (host memory)
- * when host_count is not NULL, in which case the call synchronises. Both
- * may be given. `out` must not overlap `in`. All are stable: input order is
- * kept.
+ * items is written to `count` (one int64_t in the context's space, 8-byte
+ * aligned, asynchronously) when count is not NULL, and to `host_count`
+ * (host memory) when host_count is not NULL, in which case the call
+ * synchronises. Both may be given. `out` must not overlap `in`, the flags
+ * or `count`; in and out must be aligned to the element size. All are
+ * stable: input order is kept. Selection writes out[0..count) only; the
+ * rest of out is left as it was. n == 0 writes a count of 0. On CUDA each
+ * call is one kernel launch; n is limited to 2^38 - 1 there.
+ * Statuses: NULL_POINTER (ctx; in, out or flags with n > 0; value; both
+ * count and host_count), INVALID_SIZE (n < 0 or too large), INVALID_DTYPE,
+ * INVALID_ARGUMENT (unknown cmp or flag bits, overlaps, misaligned),
+ * UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL, OUT_OF_MEMORY,
+ * DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
  */
 
 /* Copies in[i] for which flags[i] != 0 (a u8 array of n, in the context's
@@ -371,7 +392,10 @@ GP_API gp_status gp_select_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n
 /*
  * Partition: out[0..count) holds the selected items in input order, then
  * out[count..n) the rejected items, also in their input order (CUB's
- * DevicePartition reverses the rejected part; gpuprim does not).
+ * DevicePartition reverses the rejected part; gpuprim does not). Placing
+ * the rejected items needs the total first: on CUDA the one launch counts
+ * before it writes, reading the flags twice (partition_flagged) or the
+ * input twice (partition_if).
  */
 GP_API gp_status gp_partition_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n,
                                       const uint8_t *flags, void *out, int64_t *count,
@@ -401,7 +425,9 @@ GP_API gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, 
                                        int64_t *host_count);
 
 /* The workspace a selection, partition or filter call of n elements of t
- * needs (see gp_ctx_set_workspace). */
+ * needs (see gp_ctx_set_workspace). With a caller's workspace, a CUDA call
+ * of more than one tile (4096 elements) also clears its part of it on the
+ * stream (one cudaMemsetAsync); with the context's own scratch it does not. */
 GP_API gp_status gp_select_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, size_t *bytes);
 
 /* -------------------------------------------------------------- transpose */
@@ -466,9 +492,19 @@ GP_API gp_status gp_transpose(gp_ctx *ctx, const void *in, void *out, size_t ele
 
 /* ------------------------------------------------ counting and histograms */
 
-/* Counts the elements x with (x cmp value) (IEEE rules, as the selection
- * calls), into `count` (one int64_t in the context's space) and/or
- * `host_count` (host; synchronises). */
+/*
+ * Counts the elements x with (x cmp value), compared in t (IEEE rules, as
+ * the selection calls: NaN compares false, except with NE). `value` is a
+ * host pointer to one element of t. The count goes to `count` (one int64_t
+ * in the context's space, 8-byte aligned, written asynchronously) and/or
+ * `host_count` (host memory; the call then synchronises). n == 0 counts 0.
+ * `in` must be aligned to its element size.
+ * Statuses: NULL_POINTER (ctx, value, in with n > 0, or both outputs),
+ * INVALID_SIZE (n < 0), INVALID_DTYPE, INVALID_ARGUMENT (unknown cmp,
+ * misaligned pointers, count inside the input), UNSUPPORTED_DTYPE,
+ * WORKSPACE_TOO_SMALL, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR,
+ * LAUNCH_FAILED.
+ */
 GP_API gp_status gp_count_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp cmp,
                              const void *value, int64_t *count, int64_t *host_count);
 
@@ -478,23 +514,36 @@ enum {
 
 /*
  * Histogram with `bins` bins (1 to 2^20) evenly spaced over [lower, upper):
- * x falls in bin floor((x - lower) / (upper - lower) * bins), computed in
- * double, for lower <= x < upper. Values outside the range, and NaN, are not
- * counted. hist is `bins` uint64_t counts in the context's space.
- * INVALID_ARGUMENT if not lower < upper (or either is not finite).
+ * x, converted to double, falls in bin floor((x - lower) / (upper - lower)
+ * * bins), evaluated in double in that order with each operation rounded
+ * (no fused multiply-add) and the result clamped to bins - 1 (rounding can
+ * reach bins just below upper), for lower <= x < upper. Every backend gives
+ * exactly these counts. Values outside the range, and NaN, are not counted.
+ * hist is `bins` uint64_t counts in the context's space (8-byte aligned):
+ * overwritten (all bins, n == 0 included), or added to with
+ * GP_HISTOGRAM_ACCUMULATE. Asynchronous. `in` must be aligned to its
+ * element size and hist must not overlap it.
+ * Statuses: NULL_POINTER (ctx, hist, in with n > 0), INVALID_SIZE (n < 0,
+ * bins outside 1..2^20), INVALID_DTYPE, INVALID_ARGUMENT (not lower < upper,
+ * either not finite, upper - lower overflowing, unknown flags, misaligned or
+ * overlapping pointers), UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL,
+ * OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
  */
 GP_API gp_status gp_histogram_even(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, int64_t bins,
                                    double lower, double upper, uint64_t *hist, unsigned flags);
 /*
  * Histogram over bins given by bins + 1 ascending edges (elements of the
  * input dtype, in the context's space): bin i holds edges[i] <= x <
- * edges[i+1]. Values outside [edges[0], edges[bins]) and NaN are not
- * counted. Edges that do not ascend strictly give INVALID_ARGUMENT (the
- * check synchronises).
+ * edges[i+1], compared in t. Values outside [edges[0], edges[bins]) and NaN
+ * are not counted; infinite edges are allowed. Edges that do not ascend
+ * strictly (or hold a NaN) give INVALID_ARGUMENT: the check reads them on
+ * the host, so on CUDA the call copies them back and synchronises. Otherwise
+ * as gp_histogram_even (hist must not overlap the edges either).
  */
 GP_API gp_status gp_histogram_edges(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, int64_t bins,
                                     const void *edges, uint64_t *hist, unsigned flags);
-/* The workspace a histogram of this many bins needs. */
+/* The workspace either histogram of n elements of t into this many bins
+ * needs (see gp_ctx_set_workspace); 0 on CUDA. */
 GP_API gp_status gp_histogram_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, int64_t bins,
                                              size_t *bytes);
 

@@ -62,6 +62,9 @@ step demo ./$build/gpuprim demo
 if [ $bench -eq 1 ]; then
   step bench-reduce ./$build/gpuprim bench reduce --csv "$out/bench-reduce.csv" \
     --json "$out/bench-reduce.json" $bench_args
+  # Shapes and element sizes of issue 4 (1920x1080 ... 7x30000; u8 u16 f32 f64 c16).
+  step bench-transpose ./$build/gpuprim bench transpose --csv "$out/bench-transpose.csv" \
+    --json "$out/bench-transpose.json"
 fi
 
 echo

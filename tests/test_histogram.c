@@ -106,15 +106,14 @@ static table build_table(uint64_t seed, bool quick)
             for (size_t b = 0; b < COUNT(big_bins); b++)
                 for (int p = HP_UNIFORM; p <= HP_ONE_BIN; p++) {
                     add(&tb, mk((hkind)k, t, 1000, big_bins[b], (hpat)p, 0, 0, seed));
-                    if (!quick) add(&tb, mk((hkind)k, t, (1 << 20) + 3, big_bins[b], (hpat)p, 0, 1, seed));
+                    if (!quick && p == HP_UNIFORM) add(&tb, mk((hkind)k, t, (1 << 20) + 3, big_bins[b], (hpat)p, 0, 1, seed));
                 }
             for (int o = 1; o <= MAX_OFFSET; o += quick ? 7 : 1)
                 add(&tb, mk((hkind)k, t, 100 + o, 256, HP_UNIFORM, 0, o, seed));
             /* Many blocks, and rounds of shared counters flushed. */
-            if (!quick) {
-                add(&tb, mk((hkind)k, t, 3 * (1 << 22) + 5, 256, HP_UNIFORM, 0, 1, seed));
-                add(&tb, mk((hkind)k, t, 3 * (1 << 22) + 5, 1024, HP_ONE_BIN, 0, 0, seed));
-            }
+            if (!quick)
+                add(&tb, k == K_EVEN ? mk((hkind)k, t, 3 * (1 << 22) + 5, 256, HP_UNIFORM, 0, 1, seed)
+                                     : mk((hkind)k, t, 3 * (1 << 22) + 5, 1024, HP_ONE_BIN, 0, 0, seed));
         }
     }
     return tb;

@@ -52,7 +52,8 @@ typedef struct cli_verb {
     int (*run)(const cli_args *args);
 } cli_verb;
 
-extern const cli_verb cli_verb_info, cli_verb_gen, cli_verb_reduce, cli_verb_demo, cli_verb_bench;
+extern const cli_verb cli_verb_info, cli_verb_gen, cli_verb_reduce, cli_verb_count, cli_verb_histogram,
+    cli_verb_transpose, cli_verb_demo, cli_verb_bench;
 
 /* ------------------------------------------------------------- reporting */
 

@@ -54,6 +54,17 @@ static int read_all(FILE *fp, const char *name, unsigned char **out, size_t *out
     return CLI_EXIT_OK;
 }
 
+int cli_read_file(const char *path, unsigned char **buf, size_t *len, const char **name)
+{
+    int from_stdin = strcmp(path, "-") == 0;
+    *name = from_stdin ? "<stdin>" : path;
+    FILE *fp = from_stdin ? stdin : fopen(path, "rb");
+    if (!fp) return cli_error("cannot open '%s': %s", path, strerror(errno));
+    int rc = read_all(fp, *name, buf, len);
+    if (!from_stdin) fclose(fp);
+    return rc;
+}
+
 static int has_npy_name(const char *path)
 {
     size_t n = strlen(path);

@@ -32,4 +32,21 @@ int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out);
 int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *out);
 int cli_parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, cli_array *out);
 
+/* Reads all of `path` ("-": standard input) into a malloc'd block with one
+ * spare byte after `len`; *name is what messages call it. Errors printed. */
+int cli_read_file(const char *path, unsigned char **buf, size_t *len, const char **name);
+
+/* A .npy header of any dtype and shape, for verbs that move bytes without
+ * reading them (transpose). */
+typedef struct cli_npy_header {
+    char descr[32]; /* as written: "<f4", "|u1", "<c16", "|S5", ... */
+    int fortran_order;
+    int ndim;
+    int64_t dims[8];
+    int shape_too_large;
+    size_t data_offset; /* the data starts here */
+} cli_npy_header;
+/* Checks the magic and version and parses the header; errors printed. */
+int cli_npy_read_header(const unsigned char *buf, size_t len, const char *name, cli_npy_header *out);
+
 #endif /* CLI_INPUT_H */

@@ -232,7 +232,7 @@ static int descr_to_dtype(const char *descr, gp_dtype *out, char *err, size_t er
 
 /* ------------------------------------------------------------------ read */
 
-int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *out)
+int cli_npy_read_header(const unsigned char *buf, size_t len, const char *name, cli_npy_header *out)
 {
     char shown[200];
     if (len < sizeof npy_magic || memcmp(buf, npy_magic, sizeof npy_magic) != 0)
@@ -257,6 +257,22 @@ int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *o
     header_fields h;
     memset(&h, 0, sizeof h);
     if (parse_header_dict(&c, &h) != 0) return cli_error("%s: %s", name, err);
+    memset(out, 0, sizeof *out);
+    memcpy(out->descr, h.descr, sizeof out->descr);
+    out->fortran_order = h.fortran_order;
+    out->ndim = h.ndim;
+    memcpy(out->dims, h.dims, sizeof out->dims);
+    out->shape_too_large = h.shape_too_large;
+    out->data_offset = prefix + header_len;
+    return CLI_EXIT_OK;
+}
+
+int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *out)
+{
+    cli_npy_header h;
+    int rc = cli_npy_read_header(buf, len, name, &h);
+    if (rc != CLI_EXIT_OK) return rc;
+    char err[300];
     gp_dtype t;
     if (descr_to_dtype(h.descr, &t, err, sizeof err) != 0) return cli_error("%s: %s", name, err);
     if (h.fortran_order)
@@ -276,7 +292,7 @@ int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *o
     if (h.shape_too_large || (uint64_t)n > SIZE_MAX / elem)
         return cli_error("%s: bad header: shape too large for this machine", name);
     size_t data_bytes = (size_t)n * elem;
-    size_t have = len - prefix - header_len;
+    size_t have = len - h.data_offset;
     if (have < data_bytes)
         return cli_error("%s: truncated data: the header promises %" PRId64 " elements of %s (%zu bytes) but "
                          "only %zu bytes follow it",
@@ -284,7 +300,7 @@ int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *o
     /* Trailing bytes past the data are ignored, as numpy does. */
     out->dtype = t;
     out->n = n;
-    out->data = buf + prefix + header_len;
+    out->data = buf + h.data_offset;
     out->format = "npy";
     if (!cli_host_is_little_endian() && elem > 1) cli_swap_bytes(out->data, elem, (size_t)n);
     return CLI_EXIT_OK;
@@ -317,6 +333,38 @@ int cli_npy_write_header(FILE *fp, gp_dtype t, int64_t n)
     for (size_t i = (size_t)k; i + 1 < header_len; i++)
         if (fputc(' ', fp) == EOF) return -1;
     return fputc('\n', fp) == EOF ? -1 : 0;
+}
+
+/* The dict, padded with spaces and a final newline so that the data starts
+ * on a 64-byte boundary, as numpy writes it; version 1.0 (short headers). */
+static int write_header_dict(FILE *fp, const char *dict, size_t k)
+{
+    size_t unpadded = 10 + k + 1;
+    size_t total = (unpadded + 63) / 64 * 64;
+    size_t header_len = total - 10;
+    if (header_len > 65535) return -1;
+    unsigned char prefix[10];
+    memcpy(prefix, npy_magic, 6);
+    prefix[6] = 1;
+    prefix[7] = 0;
+    prefix[8] = (unsigned char)(header_len & 0xff);
+    prefix[9] = (unsigned char)(header_len >> 8);
+    if (fwrite(prefix, 1, sizeof prefix, fp) != sizeof prefix) return -1;
+    if (fwrite(dict, 1, k, fp) != k) return -1;
+    for (size_t i = k; i + 1 < header_len; i++)
+        if (fputc(' ', fp) == EOF) return -1;
+    return fputc('\n', fp) == EOF ? -1 : 0;
+}
+
+int cli_npy_write_header_nd(FILE *fp, const char *descr, int ndim, const int64_t *dims)
+{
+    char dict[512];
+    int k = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int i = 0; i < ndim && k > 0 && (size_t)k < sizeof dict; i++)
+        k += snprintf(dict + k, sizeof dict - (size_t)k, "%" PRId64 "%s", dims[i], ndim == 1 || i + 1 < ndim ? ", " : "");
+    if (k > 0 && (size_t)k < sizeof dict) k += snprintf(dict + k, sizeof dict - (size_t)k, "), }");
+    if (k < 0 || (size_t)k >= sizeof dict) return -1;
+    return write_header_dict(fp, dict, (size_t)k);
 }
 
 int cli_npy_write_values(FILE *fp, const void *values, gp_dtype t, size_t count)

@@ -28,6 +28,8 @@ void cli_outfile_abort(cli_outfile *f);
 
 /* The .npy version 1.0 header of a 1-D little-endian array. */
 int cli_npy_write_header(FILE *fp, gp_dtype t, int64_t n);
+/* The .npy version 1.0 header of a C-order array of any descr and shape. */
+int cli_npy_write_header_nd(FILE *fp, const char *descr, int ndim, const int64_t *dims);
 /* `count` values from host order to little-endian bytes. Returns 0 or -1. */
 int cli_npy_write_values(FILE *fp, const void *values, gp_dtype t, size_t count);
 /* One number a line (cli_format_value). Returns 0 or -1. */

@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const cli_verb *const verbs[] = {
-    &cli_verb_info, &cli_verb_gen, &cli_verb_reduce, &cli_verb_demo, &cli_verb_bench,
+    &cli_verb_info, &cli_verb_gen, &cli_verb_reduce, &cli_verb_count, &cli_verb_histogram,
+    &cli_verb_transpose, &cli_verb_demo, &cli_verb_bench,
 };
 enum { VERB_COUNT = sizeof verbs / sizeof verbs[0] };
 
@@ -27,7 +28,7 @@ static void print_main_help(FILE *to)
             "       gpuprim --version | --help | help VERB\n\n"
             "gpuprim %s: data-parallel primitives on NVIDIA GPUs (CUDA) and CPUs (OpenMP).\n\nverbs:\n",
             gp_version_string());
-    for (int i = 0; i < VERB_COUNT; i++) fprintf(to, "  %-8s %s\n", verbs[i]->name, verbs[i]->summary);
+    for (int i = 0; i < VERB_COUNT; i++) fprintf(to, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary);
     fputs("\nEvery verb takes --backend auto|cpu|cuda and --json; 'gpuprim VERB --help' says more.\n"
           "Exit status: 0 success; 1 a failure (file, data, library or device); 2 a bad command line.\n",
           to);

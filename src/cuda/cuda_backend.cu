@@ -8,6 +8,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_common.cuh"
+#include "cuda_histogram.cuh"
 
 namespace gp_cuda {
 
@@ -170,6 +171,7 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
 
 static void free_state(gp_ctx *ctx, context_state *st)
 {
+    gp_ctx_dealloc(ctx, GP_MEM_DEVICE, st->lookback_pool);
     gp_ctx_dealloc(ctx, GP_MEM_DEVICE, st->control);
     gp_ctx_dealloc(ctx, GP_MEM_HOST, st);
 }
@@ -250,6 +252,10 @@ static gp_status cuda_memset(gp_ctx *ctx, void *dst, int value, size_t bytes)
 /* Every reduction the core accepts has a kernel (cuda_reduce.cu). */
 static int cuda_supports(gp_primitive prim, gp_op op, gp_dtype in_t, gp_dtype out_t)
 {
+    if (prim == GP_PRIM_COUNT || prim == GP_PRIM_HISTOGRAM) return 1; /* every dtype: cuda_histogram.cu */
+    if (prim == GP_PRIM_TRANSPOSE) return 1; /* every element size: cuda_transpose.cu */
+    if (prim == GP_PRIM_SELECT || prim == GP_PRIM_PARTITION || prim == GP_PRIM_FILTER) return 1; /* cuda_select.cu */
+    if (prim == GP_PRIM_SCAN) return gp_op_defined_for(op, in_t) && gp_widening_ok(in_t, out_t); /* cuda_scan.cu */
     return prim == GP_PRIM_REDUCE && gp_op_defined_for(op, in_t) && gp_widening_ok(in_t, out_t);
 }
 
@@ -274,15 +280,14 @@ extern "C" const gp_backend_vtable gp_cuda_backend = {
     .supports = gp_cuda::cuda_supports,
     .reduce_workspace = gp_cuda::reduce_workspace,
     .reduce = gp_cuda::reduce,
-    /* Not on CUDA yet: the core answers unsupported. */
-    .scan_workspace = NULL,
-    .scan = NULL,
-    .select_workspace = NULL,
-    .select = NULL,
-    .filter = NULL,
-    .transpose = NULL,
-    .count_workspace = NULL,
-    .count = NULL,
-    .histogram_workspace = NULL,
-    .histogram = NULL,
+    .scan_workspace = gp_cuda::scan_workspace,
+    .scan = gp_cuda::scan,
+    .select_workspace = gp_cuda::select_workspace,
+    .select = gp_cuda::select,
+    .filter = gp_cuda::filter,
+    .transpose = gp_cuda::transpose,
+    .count_workspace = gp_cuda::count_workspace,
+    .count = gp_cuda::count,
+    .histogram_workspace = gp_cuda::histogram_workspace,
+    .histogram = gp_cuda::histogram,
 };

@@ -10,7 +10,9 @@ namespace gp_cuda {
  * Layout of the per-context device control block: the 64-byte result slot
  * (ctx->result_slot, where gp_reduce_to_host lands) and the reduction's
  * done-counter on its own 64 bytes. The counter is 0 between calls: the
- * last block of each multi-block reduction sets it back.
+ * last block of each multi-block reduction sets it back. gp_count_if's
+ * kernel (cuda_histogram.cu) takes its tickets the same way: launches on
+ * one stream never overlap, so they can share it.
  */
 constexpr size_t kResultSlotOffset = 0;
 constexpr size_t kReduceCounterOffset = 64;
@@ -22,12 +24,26 @@ struct context_state {
     int sm_count;
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control` */
+    /* The look-back arena of scan, select, partition and the filter
+     * (cuda_lookback.cuh): allocated zeroed on first use, grown rarely. */
+    void *lookback_pool;
+    unsigned long long lookback_slots;
 };
 
 inline context_state *state(const gp_ctx *ctx) { return static_cast<context_state *>(ctx->impl); }
 
 size_t reduce_workspace(const gp_ctx *ctx, const gp_reduce_args *a);
 gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws);
+/* cuda_transpose.cu: every element size, flag and layout the core passes. */
+gp_status transpose(gp_ctx *ctx, const gp_transpose_args *a);
+/* cuda_scan.cu: every scan the core accepts. */
+size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a);
+gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
+/* cuda_select.cu: selection and partition (by flags or comparison), the
+ * running-max filter; every dtype. */
+size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n);
+gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
+gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 
 } // namespace gp_cuda
 

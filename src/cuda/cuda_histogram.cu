@@ -50,6 +50,14 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 
+/* The block's dynamic shared memory (tests/emu_hist runs these kernels on
+ * the CPU, where it is a per-block host buffer). */
+#ifdef GP_CUDA_EMULATE
+#define GP_DYNAMIC_SMEM(name) unsigned char *name = gp_emu_dynamic_smem()
+#else
+#define GP_DYNAMIC_SMEM(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
+
 /* ------------------------------------------------------------ input layout */
 
 /* One 16-byte vector of T. */
@@ -338,7 +346,7 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
     constexpr int kPer = 16 / sizeof(T);
     constexpr long long kTile = (long long)kHistThreads * kHistUnroll;
     constexpr int kRoundTiles = kHistRoundElems / (kTile * kPer) > 0 ? int(kHistRoundElems / (kTile * kPer)) : 1;
-    extern __shared__ __align__(16) unsigned char smem[];
+    GP_DYNAMIC_SMEM(smem);
     unsigned *cnt = reinterpret_cast<unsigned *>(smem);
     const int words = p.bins << cshift;
     const T *e = static_cast<const T *>(p.edges);

@@ -43,10 +43,9 @@
 #ifndef GP_CUDA_LOOKBACK_CUH
 #define GP_CUDA_LOOKBACK_CUH
 
-#include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "cuda_common.cuh"
+#include "cuda_common.cuh" /* the CUDA runtime, error checks */
 #include "cuda_tile.cuh"
 #include "gp_internal.h"
 
@@ -94,36 +93,56 @@ inline arena arena_at(void *base, unsigned long long slots)
 }
 
 /*
- * The arena for a launch that uses `slots` statuses. With the context's
- * scratch (ws is then unused), the context's look-back pool; with a caller's
- * workspace, the workspace, zeroed on the stream. Defined in cuda_scan.cu.
+ * The arena for a launch that uses `slots` statuses: with the context's own
+ * scratch, the context's look-back pool (ws unused; the first call past the
+ * pool's size reallocates it, synchronising); with a caller's workspace,
+ * that workspace (arena_bytes(slots) of it), zeroed on the stream. Defined
+ * in cuda_scan.cu.
  */
 gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out);
 
 /* ------------------------------------------------------- memory ordering */
 
+/* GP_CUDA_EMULATE: tests/emu runs these kernels on the CPU, with the same
+ * orderings from the C11 atomics. */
 __device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long *p)
 {
+#ifdef GP_CUDA_EMULATE
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#else
     unsigned long long v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+#endif
 }
 
 __device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p)
 {
+#ifdef GP_CUDA_EMULATE
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+#else
     unsigned long long v;
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+#endif
 }
 
 __device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v)
 {
+#ifdef GP_CUDA_EMULATE
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+#else
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+#endif
 }
 
 __device__ __forceinline__ void st_release(unsigned long long *p, unsigned long long v)
 {
+#ifdef GP_CUDA_EMULATE
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#else
     asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+#endif
 }
 
 /* ------------------------------------------------------------------ tags */
@@ -160,6 +179,9 @@ __device__ __forceinline__ void publish(const arena &a, unsigned long long slot,
                                         unsigned long long payload)
 {
     st_release(a.tags + slot, make_tag(epoch, state, payload));
+#ifdef GP_CUDA_EMULATE
+    gp_emu_published(state, slot);
+#endif
 }
 
 /* Writes value slot `which` (0 aggregate, 1 inclusive) of `slot`; publish after. */
@@ -245,6 +267,9 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
             __nanosleep(delay_ns);
             if (delay_ns < 1024) delay_ns *= 2;
         }
+#ifdef GP_CUDA_EMULATE
+        if (lane == 0) gp_emu_lookback_window(stop_mask, upto);
+#endif
         A v = Op::template identity<A>();
         if ((upto >> lane & 1u) && k >= 0) v = read((unsigned long long)k, tag, state >= Stop);
         acc = Op::apply(tile::warp_all<Op>(v), acc);

@@ -40,10 +40,13 @@ namespace gp_cuda {
  * Reasoned, not yet measured: replace with the H100 numbers that confirm it. */
 constexpr int kScanThreads = 256;
 constexpr int kScanWarps = kScanThreads / kWarp;
-/* 4 blocks x 16 KiB (int32) of loads in flight per SM is ~3x what Little's
- * law asks at 3.35 TB/s and ~0.8 us latency over 132 SMs (~20 KiB), which
- * leaves room for blocks that sit in their look-back or ticket latency. */
-constexpr int kScanBlocksPerSm = 4;
+/* Resident blocks per SM (the __launch_bounds__ minimum): 4 caps registers
+ * at 64, and 4 x 16 KiB (int32) of loads in flight per SM is ~3x what
+ * Little's law asks at 3.35 TB/s and ~0.8 us latency over 132 SMs (~20 KiB),
+ * which leaves room for blocks sitting in their ticket or look-back latency.
+ * 8-byte accumulators hold twice the registers per item: 3 blocks (80
+ * registers, no spills) still keep 3 x 32 KiB in flight. */
+__host__ __device__ constexpr int scan_blocks_per_sm(int acc_bytes) { return acc_bytes == 8 ? 3 : 4; }
 
 /* Elements per thread: 16 (one to eight 16-byte vectors), 32 for 1-byte
  * inputs with 32-bit accumulators (two vectors) so a tile stays >= 8 KiB of
@@ -69,7 +72,7 @@ struct scan_params {
 };
 
 template <class In, class Conv, class A, class S, class Op>
-__global__ void __launch_bounds__(kScanThreads, kScanBlocksPerSm) scan_kernel(const __grid_constant__ scan_params p)
+__global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(sizeof(A))) scan_kernel(const __grid_constant__ scan_params p)
 {
     constexpr int Items = scan_items(sizeof(In), sizeof(A));
     using L = tile::rows<In, Items>;
@@ -279,13 +282,37 @@ namespace lookback {
 
 gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out)
 {
-    if (!ws) return gp_set_error(ctx, GP_STATUS_INTERNAL, "look-back: no workspace for %llu tiles", slots);
-    /* A caller's (or shared) workspace may hold anything: zero the control
-     * word and the tags; the values need no clearing (read only behind a
-     * fresh tag). */
-    GP_CUDA_TRY(ctx, cudaMemsetAsync(ws, 0, kArenaControlBytes + tag_bytes(slots),
-                                     static_cast<cudaStream_t>(ctx->stream)));
-    *out = arena_at(ws, slots);
+    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+    if (ctx->have_user_ws) {
+        if (!ws) return gp_set_error(ctx, GP_STATUS_INTERNAL, "look-back: no workspace for %llu tiles", slots);
+        /* The caller's workspace may hold anything (other calls share it):
+         * zero the control word and the tags. The values need no clearing:
+         * they are read only behind a tag of this launch. */
+        GP_CUDA_TRY(ctx, cudaMemsetAsync(ws, 0, kArenaControlBytes + tag_bytes(slots), stream));
+        *out = arena_at(ws, slots);
+        return GP_STATUS_OK;
+    }
+    /* The context's pool: zeroed once when (re)allocated, then kept valid
+     * by the epochs and the scrub, so a call adds nothing to the stream. */
+    context_state *st = state(ctx);
+    if (slots > st->lookback_slots) {
+        unsigned long long want = st->lookback_slots * 2;
+        if (want < slots) want = slots;
+        if (want < 1024) want = 1024;
+        /* Launches in flight may still use the old pool. */
+        GP_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+        gp_ctx_dealloc(ctx, GP_MEM_DEVICE, st->lookback_pool);
+        st->lookback_pool = NULL;
+        st->lookback_slots = 0;
+        void *p = gp_ctx_alloc(ctx, GP_MEM_DEVICE, arena_bytes(want));
+        if (!p)
+            return gp_set_error(ctx, GP_STATUS_DEVICE_OUT_OF_MEMORY,
+                                "could not allocate the %zu-byte look-back pool", arena_bytes(want));
+        st->lookback_pool = p;
+        GP_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, arena_bytes(want), stream));
+        st->lookback_slots = want;
+    }
+    *out = arena_at(st->lookback_pool, st->lookback_slots);
     return GP_STATUS_OK;
 }
 

@@ -70,7 +70,11 @@ __host__ __device__ constexpr T lowest()
  * identity (identity() op x == x bit for bit). For float sums that is -0.0:
  * +0.0 would turn a leading -0.0 into +0.0. Float min/max let a NaN win. */
 struct op_sum {
-    template <class A> __device__ static A identity() { return std::is_floating_point_v<A> ? A(-0.0) : A(0); }
+    template <class A> __device__ static A identity()
+    {
+        if constexpr (std::is_floating_point_v<A>) return A(-0.0);
+        else return A(0);
+    }
     template <class A> __device__ static A apply(A a, A b) { return a + b; }
 };
 struct op_prod {
@@ -272,6 +276,33 @@ __device__ __forceinline__ A warp_scan_rows(A (&x)[R][V], A (&lane_prefix)[R])
 }
 
 /*
+ * Like warp_scan_rows, but leaves x as it is: each thread's row totals are
+ * combined across lanes and rows only. lane_prefix[r] is the combination of
+ * every element of the segment before the thread's vector in row r.
+ * Returns the segment's total on every lane.
+ */
+template <class Op, class A, int R, int V>
+__device__ __forceinline__ A warp_row_prefixes(const A (&x)[R][V], A (&lane_prefix)[R])
+{
+    const int lane = threadIdx.x % kWarp;
+    A carry = Op::template identity<A>();
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        /* From the identity, not x[r][0]: op_max_skip_nan only skips a NaN
+         * that arrives as its second operand. */
+        A own = Op::template identity<A>();
+#pragma unroll
+        for (int e = 0; e < V; e++) own = Op::apply(own, x[r][e]);
+        const A inc = warp_inclusive<Op>(own, lane);
+        const A before = shfl_up(inc, 1);
+        const A row_total = shfl_idx(inc, kWarp - 1);
+        lane_prefix[r] = lane == 0 ? carry : Op::apply(carry, before);
+        carry = Op::apply(carry, row_total);
+    }
+    return carry;
+}
+
+/*
  * Block level: every warp's total in, each warp's exclusive prefix and the
  * block total out (on every thread). `totals` is shared memory for
  * Warps values; one __syncthreads inside. The caller must not rewrite
@@ -291,6 +322,54 @@ __device__ __forceinline__ void block_combine(A warp_total, A *totals, A &warp_p
         acc = Op::apply(acc, totals[w]);
     }
     block_total = acc;
+}
+
+/* ----------------------------------------------------- counts in a warp */
+
+/*
+ * Per-row counts of kept elements (each <= V per lane, <= 32 V per row
+ * across the warp) packed into one integer, a field of kBits per row, so a
+ * single warp scan ranks every row at once.
+ */
+template <int R, int V>
+struct packed_counts {
+    static constexpr int kBits = V == 16 ? 10 : V == 8 ? 9 : V == 4 ? 8 : 7; /* holds 32 V */
+    using P = std::conditional_t<R * kBits <= 32, unsigned, unsigned long long>;
+    static constexpr P kField = (P(1) << kBits) - 1;
+
+    __device__ static __forceinline__ P pack(const unsigned (&mask)[R])
+    {
+        P p = 0;
+#pragma unroll
+        for (int r = 0; r < R; r++) p |= (P)__popc(mask[r]) << (r * kBits);
+        return p;
+    }
+    __device__ static __forceinline__ unsigned field(P p, int r) { return (unsigned)(p >> (r * kBits) & kField); }
+};
+
+/*
+ * Ranks kept elements within a warp's segment, in element order. mask[r]
+ * has bit e set when element e of the thread's vector in row r is kept.
+ * row_base[r] gets the number kept in the segment before the thread's
+ * vector in row r; returns the segment's total on every lane.
+ */
+template <int R, int V>
+__device__ __forceinline__ unsigned warp_rank_rows(const unsigned (&mask)[R], unsigned (&row_base)[R])
+{
+    using PC = packed_counts<R, V>;
+    using P = typename PC::P;
+    const int lane = threadIdx.x % kWarp;
+    const P own = PC::pack(mask);
+    const P inc = warp_inclusive<op_sum>(own, lane);
+    const P before = inc - own; /* fields never borrow: each is >= its own part */
+    const P totals = shfl_idx(inc, kWarp - 1);
+    unsigned carry = 0;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        row_base[r] = carry + PC::field(before, r);
+        carry += PC::field(totals, r);
+    }
+    return carry;
 }
 
 } // namespace tile

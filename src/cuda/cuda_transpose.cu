@@ -291,8 +291,15 @@ __global__ void __launch_bounds__(kFlatThreads) flip_in_place(const flip_job j)
 
 /* Every (E, V) a tiled or copy kernel is built for. V = 2 is left out for
  * bytes: a 2-byte-aligned byte matrix takes the 1-byte path. */
-#define GP_TP_VARIANTS(X) \
-    X(1, 16) X(1, 8) X(1, 4) X(1, 1) X(2, 16) X(2, 8) X(2, 4) X(2, 2) X(4, 16) X(4, 8) X(4, 4) X(8, 16) X(8, 8) X(16, 16)
+#define GP_TP_VARIANTS(X)                                                                  \
+    X(1, 16) X(1, 8) X(1, 4) X(1, 1) X(2, 16) X(2, 8) X(2, 4) X(2, 2) X(4, 16) X(4, 8) X(4, 4) \
+    X(8, 16) X(8, 8) X(16, 16)
+
+/* The compiler proves every variant's shared layout free of bank conflicts. */
+#define GP_TP_CONFLICT_FREE(E, V) \
+    static_assert(swizzle_conflict_free<E, V>(), "bank conflicts in the transpose tile <" #E ", " #V ">");
+GP_TP_VARIANTS(GP_TP_CONFLICT_FREE)
+#undef GP_TP_CONFLICT_FREE
 
 /* The widest vector in {16, 8, 4, 2, 1}, at least e, that divides `bits`
  * (the OR of every address and byte stride the kernel adds up). */
@@ -342,8 +349,8 @@ gp_status launch_flip(gp_ctx *ctx, flip_job j)
 
 gp_status no_kernel(gp_ctx *ctx, int e, int v)
 {
-    return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_transpose: no CUDA kernel for %d-byte elements in %d-byte words", e,
-                        v);
+    return gp_set_error(ctx, GP_STATUS_INTERNAL,
+                        "gp_transpose: no CUDA kernel for %d-byte elements in %d-byte words", e, v);
 }
 
 template <bool PAIR>

@@ -17,45 +17,10 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "cuda_tuning.h" /* tile_side, tile_threads, tile_min_blocks, kFlatThreads */
+
 namespace gp_cuda {
 namespace tp {
-
-/* ------------------------------------------------------------- tuning */
-
-/*
- * Tile side in elements. Reasoned, not yet measured (PERF.md has the
- * 32 x 33 float tile at 94% of the copy on H100; the aim is longer row
- * segments and more bytes in flight): 128 bytes of every row per tile for
- * 1- and 2-byte elements (one whole 128-byte line per row on each side),
- * 256 bytes for 4- and 8-byte ones, 512 for 16-byte ones; 16 KiB of shared
- * memory or less per tile, 32 KiB for an in-place tile pair (static limit
- * 48 KiB). 1-byte elements without 4-byte alignment take a 64 x 64 tile so
- * that a thread's 16 one-byte loads stay few.
- */
-__host__ __device__ constexpr int tile_side(int e, int v) { return e == 1 ? (v == 1 ? 64 : 128) : e <= 4 ? 64 : 32; }
-
-/* R x R blocks in a tile. */
-__host__ __device__ constexpr int tile_blocks(int e, int v) { return (tile_side(e, v) / (v / e)) * (tile_side(e, v) / (v / e)); }
-
-/* Threads per block: one R x R block each, at most 256 (with more blocks
- * than threads, each thread takes several). 64-thread blocks are the
- * 1-/2-byte, 16-byte-vector cases, where 16 or 8 loads of 16 bytes per
- * thread already keep 128-256 bytes in flight. */
-__host__ __device__ constexpr int tile_threads(int e, int v) { return tile_blocks(e, v) < 256 ? tile_blocks(e, v) : 256; }
-
-/* Resident blocks per SM the register budget is sized for (the
- * __launch_bounds__ minimum). 4- to 16-byte elements: 1024 threads, up to
- * 64 registers each, which their blocks fit. 1-byte elements hold 16 rows
- * of a block at once (64 registers of data for 16-byte vectors) and spill
- * under 64: 4 x 64 threads (V = 16) or 2 x 256 (V < 16), up to 255 and 128
- * registers; that still keeps 48-112 KiB of loads in flight per SM. */
-__host__ __device__ constexpr int tile_min_blocks(int e, int v)
-{
-    return e == 1 ? (tile_threads(e, v) == 64 ? 4 : 2) : tile_threads(e, v) == 64 ? 8 : 4;
-}
-
-/* Threads per block of the flat copy and flip kernels. */
-constexpr int kFlatThreads = 256;
 
 /* ------------------------------------------------------ vector types */
 
@@ -234,9 +199,9 @@ __device__ __forceinline__ void reverse_elements(uint32_t (&w)[words(V)])
  * XORing L with (c / R) * S mod G (c / R is bc) spreads them over every
  * bank: S = 1 when a wavefront's lanes all have distinct bc, G / BC when
  * they span several block rows, and 4 / V for 1- and 2-byte pieces, which
- * share 4-byte banks. Checked by brute force over every (E, V) tile
- * configuration with the 32-bank, 128-bytes-per-wavefront model: one
- * wavefront per 128 bytes in both phases (no conflicts).
+ * share 4-byte banks. swizzle_conflict_free() below checks it for every
+ * instruction of a tile; cuda_transpose.cu asserts it at compile time for
+ * every (E, V) it builds.
  */
 template <int E, int V>
 __host__ __device__ constexpr int swizzle(int c, int b)
@@ -244,6 +209,56 @@ __host__ __device__ constexpr int swizzle(int c, int b)
     constexpr int R = V / E, TS = tile_side(E, V), BR = TS / R, BC = TS / R, G = 128 / V;
     constexpr int S = V < 4 ? 4 / V : (G / BC > 1 ? G / BC : 1);
     return (c * BR + b) ^ (((c / R) * S) & (G - 1));
+}
+
+/*
+ * The bank model of the comment above, evaluated by the compiler: true when
+ * every wavefront of both phases touches each bank through at most one
+ * 4-byte word (lanes reading the same word share it). A wavefront is 128
+ * bytes: 8 lanes of 16-byte accesses, 16 of 8-byte ones, the whole warp for
+ * 4 bytes and less. Every instruction of every warp of a tile is checked.
+ */
+template <int V>
+__host__ __device__ constexpr bool wavefront_ok(const int (&unit)[32], int first, int lanes)
+{
+    int word_in_bank[32] = {};
+    for (int b = 0; b < 32; b++) word_in_bank[b] = -1;
+    for (int l = first; l < first + lanes; l++) {
+        const int lo = unit[l] * V / 4, hi = (unit[l] * V + (V < 4 ? 1 : V) - 1) / 4;
+        for (int w = lo; w <= hi; w++) {
+            if (word_in_bank[w % 32] >= 0 && word_in_bank[w % 32] != w) return false;
+            word_in_bank[w % 32] = w;
+        }
+    }
+    return true;
+}
+
+template <int E, int V>
+__host__ __device__ constexpr bool swizzle_conflict_free()
+{
+    constexpr int R = V / E, BR = tile_side(E, V) / R, BC = BR, T = tile_threads(E, V);
+    constexpr int U = tile_blocks(E, V) / T, P = tile_side(E, V) * BR / T, lanes = V >= 4 ? 128 / V : 32;
+    int unit[32] = {};
+    for (int w = 0; w < T; w += 32) {
+        for (int u = 0; u < U; u++) /* loads: piece j of block q = t + u T */
+            for (int j = 0; j < R; j++) {
+                for (int l = 0; l < 32; l++) {
+                    const int q = w + l + u * T;
+                    unit[l] = swizzle<E, V>(q % BC * R + j, q / BC);
+                }
+                for (int f = 0; f < 32; f += lanes)
+                    if (!wavefront_ok<V>(unit, f, lanes)) return false;
+            }
+        for (int k = 0; k < P; k++) { /* stores: piece L = t + k T */
+            for (int l = 0; l < 32; l++) {
+                const int L = w + l + k * T;
+                unit[l] = swizzle<E, V>(L / BR, L % BR);
+            }
+            for (int f = 0; f < 32; f += lanes)
+                if (!wavefront_ok<V>(unit, f, lanes)) return false;
+        }
+    }
+    return true;
 }
 
 } // namespace tp

@@ -49,6 +49,51 @@ constexpr int kReduceMinVectorsPerThread = 1;
  * 0 until a measurement shows 1 is faster on H100 at 2^26..2^30. */
 constexpr int kReduceLoadHint = 0;
 
+/* ------------------------------------------------------------ transpose */
+
+/* cuda_transpose.cu and .cuh; e is the element size, v the width of every
+ * global access (cuda_transpose.cuh). Reasoned values, not measured yet:
+ * docs/perf/transpose.md has the predictions to check. */
+namespace tp {
+
+/* Tile side in elements: 128 bytes of every row per tile for 1- and 2-byte
+ * elements (a whole 128-byte line per row on each side), 256 bytes for 4-
+ * and 8-byte ones, 512 for 16-byte ones (PERF.md: the seed's 32 x 33 float
+ * tile, 128-byte rows, reached 94% of the copy on H100; longer rows are the
+ * bet). 16 KiB of shared memory or less per tile, 32 KiB for an in-place
+ * pair (the static limit is 48 KiB). Bytes without 4-byte alignment take a
+ * 64 x 64 tile, so that a thread's one-byte loads stay 16. */
+__host__ __device__ constexpr int tile_side(int e, int v) { return e == 1 ? (v == 1 ? 64 : 128) : e <= 4 ? 64 : 32; }
+
+/* R x R blocks (R = v / e) in a tile. */
+__host__ __device__ constexpr int tile_blocks(int e, int v)
+{
+    return (tile_side(e, v) / (v / e)) * (tile_side(e, v) / (v / e));
+}
+
+/* Threads per block: one R x R block each, at most 256 (with more blocks
+ * than threads, each thread takes several). 64-thread blocks are the 1- and
+ * 2-byte, 16-byte-vector cases, where 16 or 8 loads of 16 bytes per thread
+ * already keep 128-256 bytes in flight. */
+__host__ __device__ constexpr int tile_threads(int e, int v) { return tile_blocks(e, v) < 256 ? tile_blocks(e, v) : 256; }
+
+/* Resident blocks per SM the register budget is sized for (the
+ * __launch_bounds__ minimum). 2- to 16-byte elements: 1024 threads (or 512
+ * of 64-thread blocks), up to 64 registers (128). 1-byte elements hold 16
+ * rows of a block at once (64 registers of data for 16-byte vectors) and
+ * spilled under 64: 4 x 64 threads (v = 16) or 2 x 256 (v < 16), up to 255
+ * and 128 registers; ptxas then reports no spills in any variant, and every
+ * variant keeps 48-80 KiB of loads in flight per SM. */
+__host__ __device__ constexpr int tile_min_blocks(int e, int v)
+{
+    return e == 1 ? (tile_threads(e, v) == 64 ? 4 : 2) : tile_threads(e, v) == 64 ? 8 : 4;
+}
+
+/* Threads per block of the flat copy and flip kernels (NONE). */
+constexpr int kFlatThreads = 256;
+
+} // namespace tp
+
 } // namespace gp_cuda
 
 #endif

@@ -46,6 +46,9 @@ gpuprim() { "$GP" "$@"; }
 leftovers() { echo "temporary files left: $(ls -a | grep -c gpuprim-tmp)"; }
 gen() { "$GP" gen "$@"; }
 reduce() { "$GP" reduce --backend "$B" "$@"; }
+transpose() { "$GP" transpose --backend "$B" "$@"; }
+count() { "$GP" count --backend "$B" "$@"; }
+histogram() { "$GP" histogram --backend "$B" "$@"; }
 
 # Runs a snippet with backend $1 in a subshell; leaves the rendering in actual.txt.
 run_snippet() {
@@ -257,6 +260,36 @@ golden_cases() {
     check gen_prints_fresh_seed 0 '^gpuprim gen: seed [0-9]+ \(pass --seed [0-9]+ to repeat this data\)$' \
         'gen --dtype i8 --n 4 -o s.npy'
 
+    # count and histogram: known answers, IEEE rules, every output form.
+    exact count_cmps 'for c in lt le gt ge eq ne; do count --if $c:3 v1_i4.npy; done'
+    exact count_nan 'count --if ne:nan f4_nan.npy; count --if eq:nan f4_nan.npy; count --if lt:2 f4_nan.npy;
+        count --if ge:-inf f4_special.npy'
+    exact count_text_and_stdin 'count --if gt:5 ints.txt; printf "1\n-2\n3\n" | count --if le:1 -; count --if eq:0 empty.txt'
+    golden count_json 'count --if ge:100 --json u1.npy'
+    exact histogram_text 'histogram --bins 3 --range 1:10 ints.txt'
+    exact histogram_u8_full_range 'gen --dtype u8 --n 1000 --dist ascending -o b.npy && histogram --bins 4 --range 0:256 b.npy'
+    exact histogram_outside_and_nan 'histogram --bins 2 --range -2:1 f4_nan.npy; histogram --bins 3 --range -3:3 f4_special.npy'
+    exact histogram_edges 'printf "0\n2\n5\n10\n" >e.txt && histogram --edges e.txt ints.txt &&
+        printf "1.5\ninf\n" >fe.txt && histogram --edges fe.txt --dtype f32 floats.txt'
+    exact histogram_outputs 'histogram --bins 5 --range 0:10 -o h.npy ints.txt && cksum h.npy &&
+        histogram --bins 5 --range 0:10 -o h.txt ints.txt && cat h.txt && leftovers'
+    golden histogram_json 'histogram --bins 2 --range 0:10 --json ints.txt; histogram --edges e.txt --json -o x.npy ints.txt'
+    if "$GP" histogram --bins 2 --range 0:1 --plot /dev/null empty.npy 2>&1 | grep -q "without libpng"; then
+        skip "histogram_plot (built without libpng)"
+    else
+        check histogram_plot 0 '^ok$' 'gen --dtype f32 --n 100000 --dist normal --seed 2 -o g.npy &&
+            histogram --bins 64 --range -4:4 --plot g.png -o g_counts.npy g.npy &&
+            [ "$(od -An -tx1 -N8 g.png | tr -d " ")" = 89504e470d0a1a0a ] && [ $(wc -c <g.png) -gt 2000 ] && echo ok'
+    fi
+    golden err_histogram_args 'histogram ints.txt; histogram --bins 4 ints.txt; histogram --bins 4 --range 0:1 --edges e.txt ints.txt;
+        histogram --bins 0 --range 0:1 ints.txt; histogram --bins 1048577 --range 0:1 ints.txt;
+        histogram --bins 4 --range 1 ints.txt; histogram --bins 4 --range a:b ints.txt'
+    golden err_histogram_range 'histogram --bins 4 --range 3:3 ints.txt; histogram --bins 4 --range 0:inf ints.txt'
+    golden err_histogram_edges 'printf "0\n5\n5\n" >bad.txt && histogram --edges bad.txt ints.txt;
+        printf "1\n" >one.txt && histogram --edges one.txt ints.txt; histogram --edges v2_f8.npy v1_i4.npy'
+    golden err_count_args 'count ints.txt; count --if 3 ints.txt; count --if about:3 ints.txt; count --if lt:x ints.txt;
+        count --if lt:300 u1.npy; count --if lt: ints.txt'
+
     # Errors: files.
     golden err_missing_file 'reduce --op sum no_such_file.npy'
     golden err_directory 'reduce --op sum a_directory'
@@ -326,13 +359,104 @@ golden_cases() {
     golden out_replaces_existing 'gen --dtype i8 --n 3 --dist ascending -o r.txt && gen --dtype i8 --n 2 --dist descending -o r.txt && cat r.txt'
 }
 
+# ------------------------------------------------------- transpose cases
+
+# png TYPE WIDTH HEIGHT FILE [interlace]: a PNG fixture (png_fixture.c; its
+# path comes from GP_PNG_FIXTURE, set by CMake when libpng was found).
+png() { "$GP_PNG_FIXTURE" "$@"; }
+have_png() { [ -n "${GP_PNG_FIXTURE:-}" ] && [ -x "$GP_PNG_FIXTURE" ]; }
+# npyshow FILE OD_TYPE: a .npy's header dict, then its data through od.
+npyshow() {
+    local hl
+    hl=$(($(od -An -j8 -N2 -tu2 "$1")))
+    dd if="$1" bs=1 skip=10 count="$hl" 2>/dev/null | sed 's/ *$//'
+    tail -c +$((11 + hl)) "$1" | od -An -v -w65536 -t "$2" | sed 's/  */ /g; s/^ //'
+}
+
+transpose_fixtures() {
+    npy m23_i4.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"$'\n' "$(le 4 1 2 3 4 5 6)"
+    npy m34_u1.npy 1 0 "{'descr': '|u1', 'fortran_order': False, 'shape': (3, 4), }"$'\n' \
+        "$(le 1 1 2 3 4 5 6 7 8 9 10 11 12)"
+    npy m32_be.npy 1 0 "{'descr': '>i2', 'fortran_order': False, 'shape': (3, 2), }"$'\n' \
+        "$(le 1 0 1 0 2 0 3 0 4 0 5 0 6)"
+    npy m22_c16.npy 1 0 "{'descr': '<c16', 'fortran_order': False, 'shape': (2, 2), }"$'\n' \
+        "$(le 8 1 2 3 4 5 6 7 8)"
+    npy m23_s3.npy 1 0 "{'descr': '|S3', 'fortran_order': False, 'shape': (2, 3), }"$'\n' 'abcdefghijklmnopqr'
+    npy m32_u2.npy 1 0 "{'descr': '<U2', 'fortran_order': False, 'shape': (3, 2), }"$'\n' \
+        "$(le 4 97 98 99 100 101 102 103 104 105 106 107 108)"
+    npy m14_u8.npy 1 0 "{'descr': '<u8', 'fortran_order': False, 'shape': (1, 4), }"$'\n' "$(le 8 1 2 3 4)"
+    npy m41_u8.npy 1 0 "{'descr': '<u8', 'fortran_order': False, 'shape': (4, 1), }"$'\n' "$(le 8 1 2 3 4)"
+    npy m04_f8.npy 1 0 "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4), }"$'\n' ""
+    npy tp_1d.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }"$'\n' "$(le 4 1 2 3)"
+    npy tp_3d.npy 1 0 "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 2), }"$'\n' "$(le 1 1 2 3 4 5 6 7 8)"
+    npy tp_fortran.npy 1 0 "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 2), }"$'\n' "$(le 4 1 2 3 4)"
+    npy tp_object.npy 1 0 "{'descr': '|O', 'fortran_order': False, 'shape': (1, 1), }"$'\n' "$(le 8 0)"
+    npy tp_trunc.npy 1 0 "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"$'\n' "$(le 4 1 2)"
+    printf 'hello\n' >tp_text.txt
+}
+
+transpose_cases() {
+    transpose_fixtures
+
+    # .npy: values shown, every flag, item sizes 1 to 16 and odd ones (planes).
+    exact tp_npy_i4 'transpose m23_i4.npy -o t.npy && npyshow t.npy d4'
+    exact tp_npy_rotations 'for r in 0 90 180 270; do transpose --rotate $r m34_u1.npy -o r.npy && npyshow r.npy u1; done'
+    exact tp_npy_flips 'for f in h v; do transpose --flip $f m34_u1.npy -o f.npy && npyshow f.npy u1; done;
+        transpose --rotate 90 --flip h m34_u1.npy -o rf.npy && transpose m34_u1.npy -o t.npy && cmp rf.npy t.npy && echo "rotate 90 + flip h = transpose"'
+    exact tp_npy_big_endian_kept 'transpose m32_be.npy -o t.npy && npyshow t.npy x1'
+    exact tp_npy_complex 'transpose m22_c16.npy -o t.npy && npyshow t.npy u8 && transpose t.npy -o tt.npy && npyshow tt.npy u8'
+    exact tp_npy_strings_by_planes 'transpose m23_s3.npy -o s.npy && npyshow s.npy c && transpose --rotate 90 m32_u2.npy -o u.npy && npyshow u.npy u4'
+    exact tp_npy_vectors 'transpose m14_u8.npy -o c.npy && npyshow c.npy u8 && transpose m41_u8.npy -o r.npy && npyshow r.npy u8 &&
+        transpose --rotate 270 m14_u8.npy -o c2.npy && npyshow c2.npy u8'
+    exact tp_npy_empty 'transpose m04_f8.npy -o e.npy && npyshow e.npy x1'
+    exact tp_npy_stdin 'cat m23_i4.npy | transpose - -o s.npy && npyshow s.npy d4'
+    golden tp_npy_json 'transpose --json --rotate 90 --flip v m23_s3.npy -o j.npy'
+
+    # PNG: round trips bit for bit, rotation algebra, odd pixel sizes by planes.
+    if have_png; then
+        exact tp_png_roundtrip 'for t in gray8 gray16 ga8 ga16 rgb8 rgb16 rgba8 rgba16; do
+            png $t 37 23 a.png && transpose a.png -o b.png && transpose b.png -o c.png && cmp a.png c.png && echo "$t: twice gives the input back"; done'
+        exact tp_png_shapes 'for s in "1 1" "1 50" "50 1" "129 67" "300 257"; do
+            png rgb8 $s a.png && transpose a.png -o b.png && transpose b.png -o c.png && cmp a.png c.png && echo "$s: ok"; done'
+        exact tp_png_rotation_algebra 'for t in rgb8 ga16 rgba8; do png $t 41 29 a.png &&
+            transpose --rotate 0 a.png -o r0.png && cmp a.png r0.png &&
+            transpose --rotate 90 a.png -o r90.png && transpose --rotate 90 r90.png -o r180b.png &&
+            transpose --rotate 180 a.png -o r180.png && cmp r180.png r180b.png &&
+            transpose --rotate 270 a.png -o r270.png && transpose --rotate 90 r270.png -o r360.png && cmp r360.png a.png &&
+            transpose --flip h a.png -o fh.png && transpose --flip v fh.png -o fhv.png && cmp fhv.png r180.png &&
+            transpose --rotate 90 --flip h a.png -o t1.png && transpose a.png -o t2.png && cmp t1.png t2.png &&
+            echo "$t: rotations and flips agree"; done'
+        exact tp_png_interlaced 'png rgb16 40 30 i.png interlace && png rgb16 40 30 n.png && transpose i.png -o t.png &&
+            transpose t.png -o tt.png && cmp tt.png n.png && echo "interlaced in, plain out, same pixels"'
+        exact tp_png_expanded 'for t in palette gray1; do png $t 19 7 a.png && transpose a.png -o b.png && transpose b.png -o c.png &&
+            transpose c.png -o d.png && cmp b.png d.png && echo "$t: expanded once, then round trips"; done'
+        golden tp_png_json 'png rgb16 5 3 a.png && transpose --json --rotate 90 a.png -o b.png'
+        golden tp_err_truncated_png 'png rgb8 20 20 a.png && head -c 100 a.png >cut.png && transpose cut.png -o x.png;
+            echo "[exit $?]"; leftovers'
+    else
+        local c
+        for c in tp_png_roundtrip tp_png_shapes tp_png_rotation_algebra tp_png_interlaced tp_png_expanded tp_png_json \
+            tp_err_truncated_png; do
+            skip "$c (no PNG fixture writer: libpng was not found at build time)"
+        done
+    fi
+
+    # Errors.
+    golden tp_err_not_2d 'transpose tp_1d.npy -o x.npy; transpose tp_3d.npy -o x.npy'
+    golden tp_err_unsupported 'transpose tp_fortran.npy -o x.npy; transpose tp_object.npy -o x.npy; transpose tp_trunc.npy -o x.npy'
+    golden tp_err_not_an_image 'transpose tp_text.txt -o x.npy; transpose no_such_file.png -o x.png; transpose a_directory -o x.npy'
+    golden tp_err_args 'transpose m23_i4.npy; echo "[exit $?]"; transpose --rotate 45 m23_i4.npy -o x.npy; echo "[exit $?]";
+        transpose --flip x m23_i4.npy -o x.npy; echo "[exit $?]"; transpose m23_i4.npy -o x.png; echo "[exit $?]";
+        transpose m23_i4.npy m34_u1.npy -o x.npy; echo "[exit $?]"; leftovers'
+}
+
 # -------------------------------------------------------------- smoke cases
 
 smoke_cases() {
     check help_exits_0 0 '^usage: gpuprim VERB' 'gpuprim --help'
     check help_verb 0 '^usage: gpuprim reduce ' 'gpuprim help reduce'
     local v
-    for v in info gen reduce demo; do
+    for v in info gen reduce count histogram transpose demo; do
         check "help_$v" 0 "^usage: gpuprim $v" "gpuprim $v --help"
     done
     check help_bench 0 '.' 'gpuprim bench --help'
@@ -379,6 +503,7 @@ cuda_reruns() {
 case $SECTION in
 golden)
     golden_cases
+    transpose_cases
     cuda_reruns
     ;;
 smoke) smoke_cases ;;

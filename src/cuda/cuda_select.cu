@@ -1,0 +1,555 @@
+/*
+ * Selection, partition and the running-max filter on CUDA, each one launch
+ * with decoupled look-back over counts (cuda_lookback.cuh).
+ *
+ * Select. A tile loads its items and flags (or evaluates the comparison),
+ * ranks the kept items in registers (one warp scan of per-row counts packed
+ * into one integer), publishes its count, looks back for the number kept
+ * before it, stages the kept items in shared memory in order and writes
+ * them out as one contiguous, coalesced run. Bytes: the input, the flags
+ * (1 byte per element) and the kept items, each once.
+ *
+ * Partition. The rejected items go after all the selected ones, in input
+ * order, so their place depends on the total selected, which no tile knows
+ * until the last one has counted. One launch runs two kinds of task: the
+ * first T tickets count (tile j publishes its count and, through the
+ * look-back, its inclusive count), the next T tickets write (tile j waits
+ * for the inclusive counts of tile T-1, the total, and of tile j, then
+ * writes its selected run and its rejected run). Write tasks only wait on
+ * count tasks, which hold earlier tickets and wait on nothing later, so the
+ * wait cannot deadlock. Bytes: partition_flagged reads the flags twice and
+ * the input once and writes n items (10 n for 4-byte items against the 9 n
+ * minimum); partition_if evaluates the comparison twice, so it reads the
+ * input twice (12 n against 8 n). The alternatives cost more: rejected items
+ * staged in scratch and copied afterwards add 2 x the rejected bytes and a
+ * barrier; written backwards then reversed, the same.
+ *
+ * The running-max filter. A survivor is x >= the maximum of everything
+ * before it (NaN skipped; descending: keys ~x or -x, see below). A tile's
+ * survivors depend on the maximum before the tile, so its count is not an
+ * aggregate its predecessors can combine blindly; but the maximum is. So
+ * two look-backs run in sequence over the same status: the tile publishes
+ * its maximum (state 1), looks back for the maximum before it, counts its
+ * survivors, publishes the inclusive maximum and its own count (state 2),
+ * looks back over counts (states >= 2, stopping at 3), publishes its
+ * inclusive count (state 3) and writes its survivors. Neither look-back
+ * waits on a predecessor's look-back of the same kind. Bytes: the input
+ * once, the survivors once.
+ *
+ * Top to bottom: tuning, select/partition kernel, filter kernel, host side.
+ */
+#include <stdio.h>
+
+#include "cuda_backend.h"
+#include "cuda_common.cuh"
+#include "cuda_lookback.cuh"
+#include "cuda_tile.cuh"
+
+namespace gp_cuda {
+
+/* --------------------------------------------------------------- tuning */
+
+/* 256 threads x 16 items: a 4096-element tile (16 KiB of int32, 32 KiB of
+ * staging for 8-byte items). 4 resident blocks per SM (64 registers, 4 x
+ * the staging in shared memory); 8-byte items hold twice the registers per
+ * item: 3 blocks (80 registers, no spills). Reasoned, not yet measured. */
+constexpr int kSelectThreads = 256;
+constexpr int kSelectWarps = kSelectThreads / kWarp;
+constexpr int kSelectItems = 16;
+constexpr int64_t kSelectTile = (int64_t)kSelectThreads * kSelectItems;
+__host__ __device__ constexpr int select_blocks_per_sm(int item_bytes) { return item_bytes == 8 ? 3 : 4; }
+
+namespace {
+
+using tile::rows;
+
+/* ------------------------------------------------------ flags and predicates */
+
+/* Bit e set when flag byte e of a V-byte run is not zero. */
+template <int V>
+__device__ __forceinline__ unsigned flag_mask(const uint8_t *f, bool vector, int valid_from_here)
+{
+    unsigned m = 0;
+    if (vector && valid_from_here >= V) {
+        unsigned w[4] = {0, 0, 0, 0};
+        if constexpr (V == 16) {
+            const uint4 v = __ldcs(reinterpret_cast<const uint4 *>(f));
+            w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+        } else if constexpr (V == 8) {
+            const uint2 v = __ldcs(reinterpret_cast<const uint2 *>(f));
+            w[0] = v.x, w[1] = v.y;
+        } else if constexpr (V == 4) {
+            w[0] = __ldcs(reinterpret_cast<const unsigned *>(f));
+        } else {
+            w[0] = __ldcs(reinterpret_cast<const unsigned short *>(f));
+        }
+#pragma unroll
+        for (int e = 0; e < V; e++) m |= ((w[e / 4] >> (8 * (e % 4))) & 0xffu) ? 1u << e : 0u;
+    } else {
+#pragma unroll
+        for (int e = 0; e < V; e++)
+            if (e < valid_from_here && f[e]) m |= 1u << e;
+    }
+    return m;
+}
+
+/* IEEE comparisons: a NaN compares false except under NE. */
+template <class T, int V>
+__device__ __forceinline__ unsigned compare_mask(const T (&x)[V], T v, int cmp, int valid_from_here)
+{
+    unsigned m = 0;
+#pragma unroll
+    for (int e = 0; e < V; e++) {
+        bool k;
+        switch (cmp) {
+        case GP_CMP_LT: k = x[e] < v; break;
+        case GP_CMP_LE: k = x[e] <= v; break;
+        case GP_CMP_GT: k = x[e] > v; break;
+        case GP_CMP_GE: k = x[e] >= v; break;
+        case GP_CMP_EQ: k = x[e] == v; break;
+        default: k = x[e] != v; break;
+        }
+        if (k && e < valid_from_here) m |= 1u << e;
+    }
+    return m;
+}
+
+/* ------------------------------------------------------- select, partition */
+
+struct select_params {
+    const void *in;
+    const uint8_t *flags; /* NULL: compare with value */
+    void *out;
+    int64_t *count;
+    int64_t n;
+    unsigned tiles;   /* T: statuses, and count tasks */
+    unsigned tickets; /* launch size: T (select) or 2T (partition), 1 for one tile */
+    int partition;
+    int cmp;
+    unsigned long long value_bits;
+    int aligned; /* in 16-byte aligned, flags V-byte aligned */
+    lookback::arena arena;
+};
+
+/*
+ * T is the element type for comparisons, or the unsigned type of the
+ * element's size for flags (ByFlags), which only move bytes.
+ */
+template <class T, bool ByFlags>
+__global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)))
+    select_kernel(const __grid_constant__ select_params p)
+{
+    using L = rows<T, kSelectItems>;
+    __shared__ unsigned ticket_words[2];
+    __shared__ unsigned warp_counts[kSelectWarps];
+    __shared__ unsigned long long shared_words[2];
+    __shared__ T stage[kSelectTile];
+
+    const lookback::arena &ar = p.arena;
+    lookback::ticket t = {0, 0};
+    if (p.tickets > 1) t = lookback::take_ticket(ar, p.tickets, p.tiles, ticket_words);
+    /* Partition: tickets [0, T) count, [T, 2T) write. Select: each does both. */
+    const bool multi = p.tickets > 1;
+    const bool write_task = !p.partition || !multi || t.index >= p.tiles;
+    const bool count_task = !p.partition || !multi || t.index < p.tiles;
+    const unsigned tile_id = p.partition && multi && t.index >= p.tiles ? t.index - p.tiles : t.index;
+
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const int64_t tile_base = (int64_t)tile_id * kSelectTile;
+    const int64_t seg_base = tile_base + (int64_t)warp * L::kWarpItems;
+    const int64_t valid = p.n - seg_base;
+
+    /* Items (not needed by a flags count task) and the kept masks. */
+    T x[L::R][L::V];
+    unsigned mask[L::R];
+    if (!ByFlags || write_task)
+        tile::load_rows<T, T, T, kSelectItems>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        const int at = L::index(r, lane, 0);
+        const int64_t left = valid - at;
+        const int left_here = left < 0 ? 0 : left > L::V ? L::V : (int)left;
+        if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
+        else mask[r] = compare_mask<T, L::V>(x[r], tile::bits_as<T>((tile::ubits_t<T>)p.value_bits), p.cmp, left_here);
+    }
+    unsigned row_base[L::R];
+    const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
+    unsigned warp_before, kept;
+    tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts, warp_before, kept);
+
+    /* The number kept before this tile (and, for partition, in all). */
+    unsigned long long before = 0, total = kept;
+    if (multi && count_task) {
+        if (tile_id == 0) {
+            if (threadIdx.x == 0) lookback::publish(ar, 0, t.epoch, lookback::kInclusive, kept);
+        } else if (warp == 0) {
+            if (lane == 0) lookback::publish(ar, tile_id, t.epoch, lookback::kAggregate, kept);
+            auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
+            const unsigned long long b =
+                lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive>(
+                    ar, tile_id, t.epoch, read);
+            if (lane == 0) {
+                lookback::publish(ar, tile_id, t.epoch, lookback::kInclusive, b + kept);
+                shared_words[0] = b;
+            }
+        }
+        __syncthreads();
+        if (tile_id != 0) before = shared_words[0];
+        if (tile_id == p.tiles - 1 && threadIdx.x == 0) *p.count = (int64_t)(before + kept);
+        if (p.partition) return; /* a count task writes nothing else */
+    } else if (multi) {
+        /* A partition write task: the count tasks hold earlier tickets. */
+        if (threadIdx.x == 0) {
+            shared_words[0] = lookback::wait_for(ar, p.tiles - 1, t.epoch, lookback::kInclusive);
+            shared_words[1] = lookback::wait_for(ar, tile_id, t.epoch, lookback::kInclusive);
+        }
+        __syncthreads();
+        total = shared_words[0];
+        before = shared_words[1] - kept;
+    } else if (threadIdx.x == 0) {
+        *p.count = kept; /* one tile */
+    }
+
+    /* Stage the tile in output order: kept items first, then (partition)
+     * the rejected ones, each in input order. */
+    const int64_t tile_valid64 = p.n - tile_base;
+    const int tile_valid = tile_valid64 > kSelectTile ? (int)kSelectTile : (int)tile_valid64;
+    if (kept == 0 && !p.partition) return;
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        unsigned rank = warp_before + row_base[r];
+#pragma unroll
+        for (int e = 0; e < L::V; e++) {
+            const int pos = warp * L::kWarpItems + L::index(r, lane, e); /* in the tile */
+            if (mask[r] >> e & 1u) {
+                stage[rank++] = x[r][e];
+            } else if (p.partition && pos < tile_valid) {
+                stage[kept + (unsigned)pos - rank] = x[r][e];
+            }
+        }
+    }
+    __syncthreads();
+    T *out = static_cast<T *>(p.out);
+    const int limit = p.partition ? tile_valid : (int)kept;
+    const int64_t rejected_base = (int64_t)total + (tile_base - (int64_t)before);
+    for (int i = threadIdx.x; i < limit; i += kSelectThreads) {
+        if ((unsigned)i < kept) out[before + (unsigned)i] = stage[i];
+        else out[rejected_base + (i - (int)kept)] = stage[i];
+    }
+}
+
+/* ------------------------------------------------------ the running-max filter */
+
+/*
+ * Keys: the descending filter is the ascending one on reversed keys, ~x for
+ * integers (order-reversing for signed and unsigned alike) and -x for floats
+ * (exact; NaN stays NaN). Both are their own inverse. A NaN key is never
+ * >= anything, so it is never kept, and the running maximum (op_max_skip_nan,
+ * from lowest()) never takes it.
+ */
+template <class T, bool Desc>
+__device__ __forceinline__ T to_key(T x)
+{
+    if constexpr (!Desc) return x;
+    else if constexpr (std::is_floating_point_v<T>) return -x;
+    else return T(~x);
+}
+
+struct filter_params {
+    const void *in;
+    void *out;
+    int64_t *count;
+    int64_t n;
+    unsigned tiles;
+    int aligned;
+    lookback::arena arena;
+};
+
+template <class T, bool Desc>
+__global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)))
+    filter_kernel(const __grid_constant__ filter_params p)
+{
+    using L = rows<T, kSelectItems>;
+    using Max = tile::op_max_skip_nan;
+    __shared__ unsigned ticket_words[2];
+    __shared__ T warp_maxima[kSelectWarps];
+    __shared__ unsigned warp_counts[kSelectWarps];
+    __shared__ T shared_max;
+    __shared__ unsigned long long shared_count;
+    __shared__ T stage[kSelectTile];
+
+    const lookback::arena &ar = p.arena;
+    lookback::ticket t = {0, 0};
+    if (p.tiles > 1) t = lookback::take_ticket(ar, p.tiles, p.tiles, ticket_words);
+    const unsigned tile_id = t.index;
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const int64_t tile_base = (int64_t)tile_id * kSelectTile;
+    const int64_t seg_base = tile_base + (int64_t)warp * L::kWarpItems;
+    const int64_t valid = p.n - seg_base;
+
+    /* Keys; missing elements get lowest() and are masked out below. */
+    T x[L::R][L::V];
+    tile::load_rows<T, T, T, kSelectItems>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned,
+                                           tile::lowest<T>(), x);
+#pragma unroll
+    for (int r = 0; r < L::R; r++)
+#pragma unroll
+        for (int e = 0; e < L::V; e++) x[r][e] = to_key<T, Desc>(x[r][e]);
+    /* lowest() is a key too (~lowest is highest for integers): refill. */
+    if (Desc && valid < L::kWarpItems) {
+#pragma unroll
+        for (int r = 0; r < L::R; r++)
+#pragma unroll
+            for (int e = 0; e < L::V; e++)
+                if (L::index(r, lane, e) >= valid) x[r][e] = tile::lowest<T>();
+    }
+    T lane_max[L::R];
+    const T warp_max = tile::warp_row_prefixes<Max>(x, lane_max);
+    T warp_max_before, tile_max;
+    tile::block_combine<Max, T, kSelectWarps>(warp_max, warp_maxima, warp_max_before, tile_max);
+
+    /* 1. The maximum before this tile. */
+    T max_before = tile::lowest<T>();
+    const bool multi = p.tiles > 1;
+    if (multi && tile_id != 0) {
+        if (warp == 0) {
+            if (lane == 0) {
+                lookback::put_value(ar, tile_id, 0, lookback::to_slot(tile_max));
+                lookback::publish(ar, tile_id, t.epoch, lookback::kAggregate, 0);
+            }
+            auto read = [&ar](unsigned long long k, unsigned long long, bool at_stop) {
+                return lookback::from_slot<T>(lookback::get_value(ar, k, at_stop ? 1 : 0));
+            };
+            const T m = lookback::look_back<Max, T, lookback::kAggregate, lookback::kInclusive>(ar, tile_id, t.epoch,
+                                                                                               read);
+            if (lane == 0) shared_max = m;
+        }
+        __syncthreads();
+        max_before = shared_max;
+    }
+
+    /* 2. Survivors: a key >= the maximum of every key before it. */
+    unsigned mask[L::R];
+    const T entry = Max::apply(max_before, warp_max_before);
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        T m = Max::apply(entry, lane_max[r]);
+        unsigned bits = 0;
+#pragma unroll
+        for (int e = 0; e < L::V; e++) {
+            const bool in_range = L::index(r, lane, e) < valid;
+            if (in_range && x[r][e] >= m) bits |= 1u << e;
+            m = Max::apply(m, x[r][e]);
+        }
+        mask[r] = bits;
+    }
+    unsigned row_base[L::R];
+    const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
+    unsigned warp_before, kept;
+    tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts, warp_before, kept);
+
+    /* 3. The number of survivors before this tile. */
+    unsigned long long before = 0;
+    if (multi) {
+        const T max_through = Max::apply(max_before, tile_max);
+        if (tile_id == 0) {
+            if (threadIdx.x == 0) {
+                lookback::put_value(ar, 0, 1, lookback::to_slot(max_through));
+                lookback::publish(ar, 0, t.epoch, lookback::kFinal, kept);
+            }
+        } else {
+            if (warp == 0) {
+                if (lane == 0) {
+                    lookback::put_value(ar, tile_id, 1, lookback::to_slot(max_through));
+                    lookback::publish(ar, tile_id, t.epoch, lookback::kInclusive, kept);
+                }
+                auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
+                const unsigned long long b =
+                    lookback::look_back<tile::op_sum, unsigned long long, lookback::kInclusive, lookback::kFinal>(
+                        ar, tile_id, t.epoch, read);
+                if (lane == 0) {
+                    lookback::publish(ar, tile_id, t.epoch, lookback::kFinal, b + kept);
+                    shared_count = b;
+                }
+            }
+            __syncthreads();
+            before = shared_count;
+        }
+    }
+    if (tile_id == p.tiles - 1 && threadIdx.x == 0) *p.count = (int64_t)(before + kept);
+    if (kept == 0) return;
+
+    /* 4. Stage the survivors in order and write them as one run. */
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        unsigned rank = warp_before + row_base[r];
+#pragma unroll
+        for (int e = 0; e < L::V; e++)
+            if (mask[r] >> e & 1u) stage[rank++] = to_key<T, Desc>(x[r][e]); /* the key's inverse is itself */
+    }
+    __syncthreads();
+    T *out = static_cast<T *>(p.out) + before;
+    for (int i = threadIdx.x; i < (int)kept; i += kSelectThreads) out[i] = stage[i];
+}
+
+/* ---------------------------------------------------------------- host side */
+
+/* X(dtype suffix, C type) */
+#define GP_SELECT_DTYPES(X) \
+    X(I8, int8_t)           \
+    X(U8, uint8_t)          \
+    X(I16, int16_t)         \
+    X(U16, uint16_t)        \
+    X(I32, int32_t)         \
+    X(U32, uint32_t)        \
+    X(I64, int64_t)         \
+    X(U64, uint64_t)        \
+    X(F32, float)           \
+    X(F64, double)
+
+const void *select_kernel_for(gp_dtype t, bool by_flags)
+{
+    if (by_flags) {
+        switch (gp_dtype_size(t)) {
+        case 1: return (const void *)select_kernel<uint8_t, true>;
+        case 2: return (const void *)select_kernel<uint16_t, true>;
+        case 4: return (const void *)select_kernel<uint32_t, true>;
+        default: return (const void *)select_kernel<uint64_t, true>;
+        }
+    }
+    switch (t) {
+#define GP_SELECT_IF_CASE(E, C) \
+    case GP_DTYPE_##E: return (const void *)select_kernel<C, false>;
+        GP_SELECT_DTYPES(GP_SELECT_IF_CASE)
+#undef GP_SELECT_IF_CASE
+    }
+    return NULL;
+}
+
+const void *filter_kernel_for(gp_dtype t, bool desc)
+{
+    switch (t) {
+#define GP_FILTER_CASE(E, C) \
+    case GP_DTYPE_##E: return desc ? (const void *)filter_kernel<C, true> : (const void *)filter_kernel<C, false>;
+        GP_SELECT_DTYPES(GP_FILTER_CASE)
+#undef GP_FILTER_CASE
+    }
+    return NULL;
+}
+
+unsigned long long tile_count(int64_t n) { return (unsigned long long)((n + kSelectTile - 1) / kSelectTile); }
+
+/* Shared checks: element alignment and the look-back's limits. */
+gp_status check_limits(gp_ctx *ctx, const char *name, const void *in, const void *out, gp_dtype t, int64_t n)
+{
+    const size_t sz = gp_dtype_size(t);
+    if ((uintptr_t)in % sz != 0 || (uintptr_t)out % sz != 0)
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: in (%p) or out (%p) is not aligned to %zu bytes",
+                            name, in, out, sz);
+    if ((unsigned long long)n > lookback::kMaxCount)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is past the CUDA backend's 2^38 - 1 elements",
+                            name, (long long)n);
+    return GP_STATUS_OK;
+}
+
+gp_status write_zero_count(gp_ctx *ctx, int64_t *count)
+{
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    GP_CUDA_TRY(ctx, cudaMemsetAsync(count, 0, sizeof *count, static_cast<cudaStream_t>(ctx->stream)));
+    return GP_STATUS_OK;
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------- entry points */
+
+size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
+{
+    const unsigned long long tiles = tile_count(n);
+    return tiles > 1 ? lookback::arena_bytes(tiles) : 0;
+}
+
+gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
+{
+    const char *name = a->partition ? "gp_partition" : "gp_select";
+    gp_status s = check_limits(ctx, name, a->in, a->out, a->t, a->n);
+    if (s != GP_STATUS_OK) return s;
+    if (a->n == 0) return write_zero_count(ctx, a->count);
+    const bool by_flags = a->flags != NULL;
+    const void *fn = select_kernel_for(a->t, by_flags);
+    if (!fn) return gp_set_error(ctx, GP_STATUS_INTERNAL, "%s: no CUDA kernel for %s", name, gp_dtype_name(a->t));
+    const unsigned long long tiles = tile_count(a->n);
+
+    select_params p;
+    memset(&p, 0, sizeof p);
+    p.in = a->in;
+    p.flags = a->flags;
+    p.out = a->out;
+    p.count = a->count;
+    p.n = a->n;
+    p.tiles = (unsigned)tiles;
+    p.tickets = tiles == 1 ? 1u : a->partition ? (unsigned)(2 * tiles) : (unsigned)tiles;
+    p.partition = a->partition;
+    p.cmp = (int)a->cmp;
+    memcpy(&p.value_bits, a->value, gp_dtype_size(a->t));
+    const unsigned vec = 16 / (unsigned)gp_dtype_size(a->t);
+    p.aligned = (uintptr_t)a->in % 16 == 0 && (!by_flags || (uintptr_t)a->flags % vec == 0);
+
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    if (tiles > 1) {
+        s = lookback::prepare(ctx, ws, tiles, &p.arena);
+        if (s != GP_STATUS_OK) return s;
+    }
+#ifdef GPUPRIM_DEBUG_LAUNCH
+    char what[160];
+    snprintf(what, sizeof what, "select_kernel<%s, %s> (%s, n = %lld, %llu tiles)", gp_dtype_name(a->t),
+             by_flags ? "flags" : gp_cmp_name(a->cmp), a->partition ? "partition" : "select", (long long)a->n, tiles);
+#else
+    const char *what = a->partition ? "select_kernel (partition)" : "select_kernel";
+#endif
+    void *args[] = {&p};
+    GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);
+    return GP_STATUS_OK;
+}
+
+gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
+{
+    gp_status s = check_limits(ctx, "gp_filter_running_max", a->in, a->out, a->t, a->n);
+    if (s != GP_STATUS_OK) return s;
+    if (a->n == 0) return write_zero_count(ctx, a->count);
+    const void *fn = filter_kernel_for(a->t, a->descending);
+    if (!fn)
+        return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_filter_running_max: no CUDA kernel for %s",
+                            gp_dtype_name(a->t));
+    const unsigned long long tiles = tile_count(a->n);
+
+    filter_params p;
+    memset(&p, 0, sizeof p);
+    p.in = a->in;
+    p.out = a->out;
+    p.count = a->count;
+    p.n = a->n;
+    p.tiles = (unsigned)tiles;
+    p.aligned = (uintptr_t)a->in % 16 == 0;
+
+    device_scope scope;
+    GP_CUDA_ENTER_DEVICE(ctx, scope);
+    if (tiles > 1) {
+        s = lookback::prepare(ctx, ws, tiles, &p.arena);
+        if (s != GP_STATUS_OK) return s;
+    }
+#ifdef GPUPRIM_DEBUG_LAUNCH
+    char what[160];
+    snprintf(what, sizeof what, "filter_kernel<%s, %s> (n = %lld, %llu tiles)", gp_dtype_name(a->t),
+             a->descending ? "descending" : "ascending", (long long)a->n, tiles);
+#else
+    const char *what = "filter_kernel";
+#endif
+    void *args[] = {&p};
+    GP_CUDA_LAUNCH(ctx, fn, what, (unsigned)tiles, (unsigned)kSelectThreads, args);
+    return GP_STATUS_OK;
+}
+
+} // namespace gp_cuda

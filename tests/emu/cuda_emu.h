@@ -1,0 +1,182 @@
+/*
+ * A CPU emulation of the CUDA features the look-back kernels use (scan,
+ * select, partition, filter), so that their logic runs and is checked on a
+ * machine without a GPU. Include it before a .cu file compiled as C++.
+ *
+ * Model. Every GPU thread is a fiber (ucontext) with its own stack; the
+ * fibers of one block run cooperatively on one OS thread and switch at
+ * every __syncthreads and warp collective, which are real barriers here.
+ * Several OS threads run blocks at once (like SMs), so blocks race on the
+ * look-back statuses with real concurrency, preemption and optional random
+ * delays. __shared__ is thread_local: one copy per OS thread, i.e. per
+ * resident block. Global memory is host memory; the look-back's acquire and
+ * release accesses map to C11 atomics (GP_CUDA_EMULATE in cuda_lookback.cuh).
+ *
+ * What it cannot show: the GPU's weak memory model beyond what x86 and the
+ * atomics give, real timing, alignment faults, register pressure.
+ */
+#ifndef GP_CUDA_EMU_H
+#define GP_CUDA_EMU_H
+
+#define GP_CUDA_EMULATE 1
+
+#include <stdint.h>
+#include <string.h>
+
+#include <atomic>
+
+#include "gp_internal.h"
+
+/* ------------------------------------------------------- language features */
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __grid_constant__
+#define __shared__ static thread_local
+
+struct uint4 {
+    unsigned x, y, z, w;
+};
+struct uint2 {
+    unsigned x, y;
+};
+struct gp_emu_index {
+    unsigned x;
+};
+
+namespace gp_emu {
+
+unsigned current_thread(); /* threadIdx.x of the running fiber */
+void block_barrier();
+/* All 32 lanes of the caller's warp deposit v; returns the deposits. */
+const uint64_t *warp_exchange_begin(uint64_t v);
+void warp_exchange_end();
+void sleep_a_little();
+/* Runs grid blocks of `block` threads of fn(params), `workers` blocks at a time. */
+void run_grid(void (*thunk)(const void *fn, const void *params), const void *fn, const void *params, unsigned grid,
+              unsigned block);
+/* Launch thunks by kernel-name prefix ("scan_kernel", ...), registered by each emulated file. */
+typedef void (*thunk_fn)(const void *fn, const void *params);
+void register_thunk(const char *prefix, thunk_fn t);
+extern int chaos; /* > 0: random yields at barriers, to shake the block interleaving */
+
+template <class P>
+void call_kernel(const void *fn, const void *params)
+{
+    reinterpret_cast<void (*)(P)>(const_cast<void *>(fn))(*static_cast<const P *>(params));
+}
+
+} // namespace gp_emu
+
+#define threadIdx (gp_emu_index{gp_emu::current_thread()})
+
+/* Look-back coverage: every window a look-back reads (cuda_lookback.cuh). */
+void gp_emu_lookback_window(unsigned stop_mask, unsigned upto);
+/* After a status is published: with chaos, a random pause that lets
+ * successors see aggregates rather than inclusive prefixes. */
+void gp_emu_published(unsigned state, unsigned long long slot);
+
+/* ------------------------------------------------------------- intrinsics */
+
+inline void __syncthreads() { gp_emu::block_barrier(); }
+
+template <class T>
+inline T __shfl_sync(unsigned, T v, int src)
+{
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    const uint64_t *all = gp_emu::warp_exchange_begin(b);
+    uint64_t r = all[src & 31];
+    gp_emu::warp_exchange_end();
+    T out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
+
+template <class T>
+inline T __shfl_up_sync(unsigned, T v, unsigned delta)
+{
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    const unsigned lane = gp_emu::current_thread() % 32;
+    const uint64_t *all = gp_emu::warp_exchange_begin(b);
+    uint64_t r = lane >= delta ? all[lane - delta] : b;
+    gp_emu::warp_exchange_end();
+    T out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
+
+inline unsigned __ballot_sync(unsigned, int pred)
+{
+    const uint64_t *all = gp_emu::warp_exchange_begin(pred ? 1 : 0);
+    unsigned m = 0;
+    for (int l = 0; l < 32; l++) m |= (unsigned)(all[l] & 1) << l;
+    gp_emu::warp_exchange_end();
+    return m;
+}
+
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline void __nanosleep(unsigned) { gp_emu::sleep_a_little(); }
+
+inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
+{
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+inline unsigned long long atomicExch(unsigned long long *p, unsigned long long v)
+{
+    return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
+}
+
+template <class T>
+inline T __ldcs(const T *p)
+{
+    return *p;
+}
+template <class T>
+inline void __stcs(T *p, T v)
+{
+    *p = v;
+}
+
+/* ---------------------------------------------- what cuda_common.cuh gives */
+
+#define GP_CUDA_COMMON_CUH 1
+typedef int cudaError_t;
+typedef void *cudaStream_t;
+enum { cudaSuccess = 0 };
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t) { return memset(p, v, n), cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
+namespace gp_cuda {
+constexpr int kWarp = 32;
+inline gp_status fail(gp_ctx *ctx, cudaError_t, const char *call, const char *, int,
+                      gp_status other = GP_STATUS_DEVICE_ERROR)
+{
+    return gp_set_error(ctx, other, "%s failed (emulated)", call);
+}
+gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block, void **args,
+                 const char *file, int line);
+class device_scope {
+public:
+    cudaError_t enter(int) { return cudaSuccess; }
+};
+} // namespace gp_cuda
+
+#define GP_CUDA_TRY(ctx, call)                                                   \
+    do {                                                                         \
+        cudaError_t gp_err_ = (call);                                            \
+        if (gp_err_ != cudaSuccess) return gp_cuda::fail((ctx), gp_err_, #call, __FILE__, __LINE__); \
+    } while (0)
+#define GP_CUDA_ENTER_DEVICE(ctx, scope) (void)(scope)
+#define GP_CUDA_LAUNCH(ctx, kernel, what, grid, block, args)                                                   \
+    do {                                                                                                       \
+        gp_status gp_ls_ = gp_cuda::launch((ctx), (const void *)(kernel), (what), (grid), (block), (args),      \
+                                           __FILE__, __LINE__);                                                \
+        if (gp_ls_ != GP_STATUS_OK) return gp_ls_;                                                             \
+    } while (0)
+
+#endif

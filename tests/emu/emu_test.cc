@@ -1,0 +1,327 @@
+/*
+ * The CUDA scan, select, partition and filter kernels, run on the CPU
+ * emulation (cuda_emu.h) through the backend's own entry points, against
+ * the serial reference. Sizes cross the tile (4096; 8192 for 1-byte scans)
+ * and look-back window (32 tiles) boundaries; both the vector and the
+ * scalar (misaligned) paths run; 8-byte scans use the value slots.
+ *
+ * usage: emu_test [--seed S] [--chaos K] [--quick | --big]
+ * --chaos 1..9: random pauses; 10 and up: long pauses after each aggregate,
+ * longest for the oldest tiles, so look-backs cross whole windows of
+ * aggregates (use with --big and GP_EMU_WORKERS >= 40).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atomic>
+#include <vector>
+
+#include "cpu_reference.h"
+
+/* From tests/reduce_data.h, whose harness.h is C11 only (stdatomic). */
+extern "C" {
+typedef enum gpt_pattern { PAT_RANDOM, PAT_CONST, PAT_ASC, PAT_DESC, PAT_INTVAL } gpt_pattern;
+typedef struct gpt_rng {
+    uint64_t s;
+} gpt_rng;
+uint64_t gpt_derive(uint64_t seed, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+bool gpt_is_float(gp_dtype t);
+bool gpt_is_signed(gp_dtype t);
+size_t gpt_size(gp_dtype t);
+bool gpt_op_defined(gp_op op, gp_dtype t);
+void gpt_fill(void *buf, gp_dtype t, int64_t n, gpt_pattern p, bool prodsafe, uint64_t seed);
+void gpt_identity(gp_op op, gp_dtype out_t, void *out);
+void gpt_format(gp_dtype t, const void *v, char *s, size_t size);
+}
+static inline uint64_t gpt_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static inline uint64_t gpt_next(gpt_rng *r) { return gpt_mix64(r->s += 0x9e3779b97f4a7c15ull); }
+static inline double gpt_uniform(gpt_rng *r) { return (double)(gpt_next(r) >> 11) * 0x1p-53; }
+static inline uint64_t gpt_below(gpt_rng *r, uint64_t n) { return gpt_next(r) % n; }
+#include "cuda_backend.h"
+#include "gp_internal.h"
+
+namespace gp_emu {
+extern int chaos;
+extern std::atomic<long> windows, windows_past_lane0, windows_without_stop;
+}
+namespace gp_cuda {
+size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a);
+gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
+size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n);
+gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
+gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
+} // namespace gp_cuda
+
+static long passed, failed;
+static uint64_t seed = 1;
+
+static void report(bool ok, const char *what)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL: %s\n", what);
+    fflush(stdout);
+}
+
+/* 256-aligned host memory with `off` elements of slack in front. */
+struct buffer {
+    std::vector<unsigned char> raw;
+    unsigned char *p;
+    buffer(size_t bytes, size_t front = 0) : raw(bytes + front + 512, 0xA5)
+    {
+        uintptr_t a = ((uintptr_t)raw.data() + 255) / 256 * 256;
+        p = (unsigned char *)a + front;
+    }
+};
+
+/* One context state for the whole run, as a real context keeps: the
+ * look-back pool persists, so epochs advance, the scrub sweeps and the pool
+ * grows as the sizes vary. "Device" memory is host memory. */
+static gp_cuda::context_state g_state;
+static long g_calls;
+
+static void *host_alloc(void *, gp_mem_space, int, size_t bytes) { return aligned_alloc(256, (bytes + 255) / 256 * 256); }
+static void host_free(void *, gp_mem_space, int, void *p) { free(p); }
+
+/* Every third call runs in a caller's workspace instead of the pool. */
+static gp_ctx make_ctx()
+{
+    gp_ctx c;
+    memset(&c, 0, sizeof c);
+    c.backend = GP_BACKEND_CUDA;
+    c.space = GP_MEM_HOST;
+    c.impl = &g_state;
+    c.alloc.alloc = host_alloc;
+    c.alloc.free = host_free;
+    c.have_user_ws = ++g_calls % 3 == 0;
+    return c;
+}
+
+/* ---------------------------------------------------------------------- scan */
+
+static void scan_case(gp_dtype in_t, gp_dtype out_t, gp_op op, int64_t n, bool exclusive, bool in_place, int off)
+{
+    gp_ctx ctx = make_ctx();
+    size_t isz = gpt_size(in_t), osz = gpt_size(out_t);
+    buffer in(n * isz + 64, off * isz), out(n * osz + 64, off * osz), ref(n * osz + 64);
+    gpt_pattern pat = gpt_is_float(in_t) ? PAT_INTVAL : PAT_RANDOM;
+    uint64_t s = gpt_derive(seed, in_t * 16 + out_t, (uint64_t)n, op, exclusive * 2 + in_place);
+    gpt_fill(in.p, in_t, n, pat, op == GP_OP_PROD && gpt_is_float(in_t), s);
+    unsigned char init[16] = {0};
+    gpt_rng r = {s ^ 77};
+    if (gpt_is_float(out_t)) {
+        double v = op == GP_OP_PROD ? 1.0 : (double)((int)gpt_below(&r, 9) - 4);
+        if (out_t == GP_DTYPE_F32) {
+            float f = (float)v;
+            memcpy(init, &f, 4);
+        } else {
+            memcpy(init, &v, 8);
+        }
+    } else {
+        for (size_t b = 0; b < osz; b++) init[b] = (unsigned char)gpt_next(&r);
+    }
+    gp_ref_scan(in.p, in_t, n, op, exclusive, exclusive ? init : NULL, ref.p, out_t);
+    unsigned char *dst = in_place ? in.p : out.p;
+    gp_scan_args a;
+    memset(&a, 0, sizeof a);
+    a.in = in.p, a.in_t = in_t, a.n = n, a.op = op, a.exclusive = exclusive, a.out = dst, a.out_t = out_t;
+    if (exclusive) memcpy(a.init, init, osz);
+    else gpt_identity(op, out_t, a.init);
+    size_t wsb = gp_cuda::scan_workspace(&ctx, &a);
+    buffer ws(wsb + 16);
+    memset(ws.p, 0x5c, wsb); /* garbage a caller's workspace may hold */
+    gp_status st = gp_cuda::scan(&ctx, &a, wsb ? ws.p : NULL);
+    char what[256];
+    snprintf(what, sizeof what, "scan %s %s %s->%s n=%" PRId64 "%s off=%d", exclusive ? "excl" : "incl",
+             gp_op_name(op), gp_dtype_name(in_t), gp_dtype_name(out_t), n, in_place ? " in-place" : "", off);
+    bool ok = st == GP_STATUS_OK;
+    if (!ok) printf("  status %s: %s\n", gp_status_name(st), ctx.last_error);
+    int64_t bad = -1;
+    for (int64_t i = 0; ok && i < n; i++)
+        if (memcmp(dst + i * osz, ref.p + i * osz, osz) != 0) {
+            if (gpt_is_float(out_t)) { /* NaN bit patterns may differ; -0 == +0 */
+                double g = out_t == GP_DTYPE_F32 ? ((float *)dst)[i] : ((double *)dst)[i];
+                double w = out_t == GP_DTYPE_F32 ? ((float *)ref.p)[i] : ((double *)ref.p)[i];
+                if (g == w || (isnan(g) && isnan(w))) continue;
+            }
+            bad = i;
+            ok = false;
+        }
+    if (bad >= 0) {
+        char g[64], w[64];
+        gpt_format(out_t, dst + bad * osz, g, sizeof g);
+        gpt_format(out_t, ref.p + bad * osz, w, sizeof w);
+        printf("  out[%" PRId64 "] = %s, want %s\n", bad, g, w);
+    }
+    if (ok && !in_place) /* nothing past the output */
+        for (size_t b = n * osz; b < n * osz + 64; b++)
+            if (out.p[b] != 0xA5) {
+                printf("  byte %zu past the output changed\n", b - n * osz);
+                ok = false;
+                break;
+            }
+    report(ok, what);
+}
+
+/* ---------------------------------------------------- select, partition, filter */
+
+enum { K_SEL_FLAGS, K_SEL_IF, K_PART_FLAGS, K_PART_IF, K_FILTER, K_FILTER_DESC };
+
+static void fill_mostly_ascending(void *buf, gp_dtype t, int64_t n, uint64_t s, bool nans)
+{
+    gpt_rng r = {s};
+    for (int64_t i = 0; i < n; i++) {
+        double d = (double)i / 2 + 8 * gpt_uniform(&r) - 4;
+        size_t sz = gpt_size(t);
+        if (gpt_is_float(t)) {
+            if (nans && gpt_below(&r, 500) == 0) d = gpt_next(&r) & 1 ? NAN : (gpt_next(&r) & 1 ? INFINITY : -INFINITY);
+            if (t == GP_DTYPE_F32) ((float *)buf)[i] = (float)d;
+            else ((double *)buf)[i] = d;
+        } else {
+            /* scaled into the type's range, from its minimum */
+            double range = sz == 8 ? 1.8e19 : ldexp(1.0, (int)(8 * sz)) - 1;
+            double f = (d + 4) / ((double)n / 2 + 8);
+            uint64_t v = (uint64_t)(f * range * 0.999) + (gpt_is_signed(t) ? 1ull << (8 * sz - 1) : 0);
+            memcpy((char *)buf + i * sz, &v, sz);
+        }
+    }
+}
+
+static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp, int off)
+{
+    gp_ctx ctx = make_ctx();
+    size_t sz = gpt_size(t);
+    buffer in(n * sz + 64, off * sz), out(n * sz + 64), ref(n * sz + 64), flags(n + 64, off);
+    uint64_t s = gpt_derive(seed, (uint64_t)t, (uint64_t)n, (uint64_t)kind * 64 + pattern, cmp * 16 + off);
+    gpt_rng r = {s};
+    bool filt = kind >= K_FILTER;
+    if (filt) {
+        if (pattern == 0) gpt_fill(in.p, t, n, PAT_RANDOM, false, s);
+        else if (pattern == 1) gpt_fill(in.p, t, n, PAT_ASC, false, s);
+        else if (pattern == 2) gpt_fill(in.p, t, n, PAT_DESC, false, s);
+        else if (pattern == 3) gpt_fill(in.p, t, n, PAT_CONST, false, s);
+        else fill_mostly_ascending(in.p, t, n, s, pattern == 5);
+    } else {
+        gpt_fill(in.p, t, n, PAT_RANDOM, false, s);
+        for (int64_t i = 0; i < n; i++) {
+            uint8_t on = (uint8_t)(1 + gpt_below(&r, 255));
+            flags.p[i] = pattern == 0 ? (gpt_next(&r) & 1 ? on : 0)
+                       : pattern == 1 ? 0
+                       : pattern == 2 ? on
+                       : (gpt_below(&r, 300) == 0 ? on : 0);
+        }
+    }
+    unsigned char value[16] = {0};
+    if (n > 0) memcpy(value, in.p + gpt_below(&r, (uint64_t)n) * sz, sz);
+    bool by_flags = kind == K_SEL_FLAGS || kind == K_PART_FLAGS, part = kind == K_PART_FLAGS || kind == K_PART_IF;
+    int64_t want = filt ? gp_ref_filter(in.p, t, n, kind == K_FILTER_DESC, ref.p)
+                 : part ? gp_ref_partition(in.p, t, n, by_flags ? flags.p : NULL, cmp, value, ref.p)
+                        : gp_ref_select(in.p, t, n, by_flags ? flags.p : NULL, cmp, value, ref.p);
+    int64_t count = -99;
+    size_t wsb = gp_cuda::select_workspace(&ctx, t, n);
+    buffer ws(wsb + 16);
+    memset(ws.p, 0x5c, wsb);
+    gp_status st;
+    if (filt) {
+        gp_filter_args a = {in.p, t, n, kind == K_FILTER_DESC, out.p, &count};
+        st = gp_cuda::filter(&ctx, &a, wsb ? ws.p : NULL);
+    } else {
+        gp_select_args a;
+        memset(&a, 0, sizeof a);
+        a.in = in.p, a.t = t, a.n = n, a.flags = by_flags ? flags.p : NULL, a.cmp = cmp, a.partition = part;
+        a.out = out.p, a.count = &count;
+        memcpy(a.value, value, sz);
+        st = gp_cuda::select(&ctx, &a, wsb ? ws.p : NULL);
+    }
+    static const char *const names[] = {"select_flagged", "select_if", "partition_flagged", "partition_if",
+                                        "filter", "filter_desc"};
+    char what[256];
+    snprintf(what, sizeof what, "%s %s n=%" PRId64 " pattern=%d cmp=%d off=%d", names[kind], gp_dtype_name(t), n,
+             pattern, (int)cmp, off);
+    bool ok = st == GP_STATUS_OK;
+    if (!ok) printf("  status %s: %s\n", gp_status_name(st), ctx.last_error);
+    if (ok && count != want) {
+        printf("  count %" PRId64 ", want %" PRId64 "\n", count, want);
+        ok = false;
+    }
+    int64_t written = part ? n : want;
+    for (int64_t i = 0; ok && i < written; i++)
+        if (memcmp(out.p + i * sz, ref.p + i * sz, sz) != 0) {
+            char g[64], w[64];
+            gpt_format(t, out.p + i * sz, g, sizeof g);
+            gpt_format(t, ref.p + i * sz, w, sizeof w);
+            printf("  out[%" PRId64 "] = %s, want %s\n", i, g, w);
+            ok = false;
+        }
+    for (size_t b = written * sz; ok && b < n * sz + 64; b++)
+        if (out.p[b] != 0xA5) {
+            printf("  byte %zu past the items changed\n", b - written * sz);
+            ok = false;
+        }
+    report(ok, what);
+}
+
+int main(int argc, char **argv)
+{
+    bool quick = false, big = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--chaos") && i + 1 < argc) gp_emu::chaos = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) quick = true;
+        else if (!strcmp(argv[i], "--big")) big = true;
+    }
+    printf("emu_test: seed %" PRIu64 ", chaos %d\n", seed, gp_emu::chaos);
+    const int64_t sizes[] = {1, 33, 4095, 4096, 4097, 8191, 8193, 12289, 135169};
+    const int nsizes = quick ? 5 : 9, first = big ? 8 : 0;
+    const gp_dtype dtypes[] = {GP_DTYPE_I8, GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
+                               GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
+    /* Scans: each dtype into itself and its widest, ops in rotation. */
+    const gp_op ops[] = {GP_OP_SUM, GP_OP_MAX, GP_OP_XOR, GP_OP_MIN, GP_OP_PROD, GP_OP_AND, GP_OP_OR};
+    int k = 0;
+    for (gp_dtype t : dtypes)
+        for (int si = first; si < nsizes; si++)
+            for (int w = 0; w < 2; w++) {
+                gp_dtype out_t = t;
+                if (w == 1) {
+                    if (gpt_is_float(t)) out_t = GP_DTYPE_F64;
+                    else out_t = gpt_is_signed(t) ? GP_DTYPE_I64 : GP_DTYPE_U64;
+                    if (out_t == t) continue;
+                }
+                gp_op op = ops[k++ % 7];
+                if (gpt_is_float(t) && !gpt_op_defined(op, t)) op = GP_OP_SUM;
+                scan_case(t, out_t, op, sizes[si], k % 2 == 0, false, 0);
+                if (w == 0 && sizes[si] > 4096)
+                    scan_case(t, out_t, gpt_is_float(t) ? GP_OP_MAX : ops[k % 4], sizes[si], k % 2 == 1, true, 0);
+                if (sizes[si] == 4097 || sizes[si] == 135169) scan_case(t, out_t, op, sizes[si], true, false, 3);
+            }
+    printf("scan: %ld passed, %ld failed\n", passed, failed);
+    for (gp_dtype t : dtypes)
+        for (int si = first; si < nsizes; si++) {
+            int64_t n = sizes[si];
+            for (int kind = 0; kind < 6; kind++) {
+                int patterns = kind >= K_FILTER ? (gpt_is_float(t) ? 6 : 5) : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
+                for (int p = 0; p < patterns; p++) {
+                    if (n > 8193 && p > 0 && p != 4 && p != 5) continue;
+                    gp_cmp cmp = (gp_cmp)(1 + (k++ % 6));
+                    select_case(kind, t, n, p, cmp, 0);
+                }
+                if (n == 4097 || n == 135169) select_case(kind, t, n, 0, GP_CMP_LT, 5);
+            }
+        }
+    printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
+           gp_emu::windows.load(), gp_emu::windows_past_lane0.load(), gp_emu::windows_without_stop.load());
+    printf("all: %ld passed, %ld failed (look-back pool: %llu slots)\n", passed, failed, g_state.lookback_slots);
+    free(g_state.lookback_pool);
+    return failed ? 1 : 0;
+}

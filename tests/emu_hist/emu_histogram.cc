@@ -1,0 +1,492 @@
+/*
+ * src/cuda/cuda_histogram.cu run on the CPU (hist_emu.h), through the
+ * backend's own entry points, against the serial reference: counting and
+ * both histograms, every dtype, every kernel path (8-bit values; shared
+ * counters with 32 down to 1 columns, with and without warp grouping; the
+ * global path), one and many blocks, several flush rounds per block,
+ * misaligned inputs, overwrite (in-kernel clear and memset) and accumulate.
+ *
+ * Build and run (no GPU, no CUDA toolkit needed; from the repository root,
+ * with the CPU library built in BUILD):
+ *   g++ -std=c++17 -O2 -pthread -Iinclude -Isrc/core -Isrc/cpu -Isrc/cuda \
+ *       tests/emu_hist/emu_histogram.cc BUILD/libgpuprim.a -fopenmp -o emu_histogram
+ *   ./emu_histogram [--seed S] [--quick]
+ */
+#include "hist_emu.h"
+
+#include "cuda_histogram.cu"
+
+#include "cpu_reference.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <ucontext.h>
+
+#include <functional>
+#include <map>
+#include <random>
+#include <thread>
+#include <utility>
+#include <vector>
+
+/* ================================================================ runtime */
+
+namespace gp_emu {
+namespace {
+
+constexpr size_t kStackBytes = 64 * 1024;
+
+/* A fiber starts through makecontext (one sigprocmask call) and from then on
+ * switches with _setjmp/_longjmp, which leave the signal mask alone: two
+ * system calls fewer per switch, most of the emulation's time otherwise. */
+struct fiber {
+    ucontext_t start;
+    jmp_buf jb;
+    unsigned tid;
+    bool started, done;
+};
+
+struct warp_state {
+    uint64_t slot[32];
+    unsigned count_a, gen_a, count_b, gen_b;
+};
+
+struct block_state {
+    std::vector<fiber> fibers;
+    std::vector<std::vector<char>> stacks;
+    std::vector<unsigned char> smem;
+    unsigned nthreads = 0, block = 0, grid = 0;
+    jmp_buf sched;
+    fiber *cur = nullptr;
+    unsigned bar_count = 0, bar_gen = 0;
+    long spins = 0; /* waits without progress: a deadlock if it grows without end */
+    warp_state warps[32];
+    const std::function<void(void **)> *kernel = nullptr;
+    void **args = nullptr;
+    std::mt19937 rng{1};
+};
+
+thread_local block_state *tb = nullptr;
+
+void yield_fiber()
+{
+    if (!_setjmp(tb->cur->jb)) _longjmp(tb->sched, 1);
+}
+
+void wait_step()
+{
+    if (++tb->spins > 100000000L) {
+        fprintf(stderr, "emu: block %u: deadlock (a barrier or warp collective not reached by all)\n", tb->block);
+        abort();
+    }
+    yield_fiber();
+}
+
+void trampoline()
+{
+    (*tb->kernel)(tb->args);
+    tb->cur->done = true;
+    _longjmp(tb->sched, 1); /* never returns: the stack is dropped */
+}
+
+void run_block(block_state &b)
+{
+    b.fibers.assign(b.nthreads, fiber{});
+    if (b.stacks.size() < b.nthreads) b.stacks.resize(b.nthreads, std::vector<char>(kStackBytes));
+    memset(b.smem.data(), 0xA5, b.smem.size()); /* dynamic shared memory starts as garbage */
+    b.bar_count = 0;
+    memset(b.warps, 0, sizeof b.warps);
+    for (unsigned t = 0; t < b.nthreads; t++) {
+        fiber &f = b.fibers[t];
+        f.tid = t;
+        getcontext(&f.start);
+        f.start.uc_stack.ss_sp = b.stacks[t].data();
+        f.start.uc_stack.ss_size = kStackBytes;
+        f.start.uc_link = nullptr;
+        makecontext(&f.start, trampoline, 0);
+    }
+    unsigned alive = b.nthreads;
+    while (alive > 0) {
+        /* A random order each pass: threads interleave differently each run. */
+        unsigned start = b.rng() % b.nthreads;
+        for (unsigned k = 0; k < b.nthreads; k++) {
+            fiber &f = b.fibers[(start + k) % b.nthreads];
+            if (f.done) continue;
+            b.cur = &f;
+            if (!_setjmp(b.sched)) {
+                if (!f.started) {
+                    f.started = true;
+                    ucontext_t here;
+                    swapcontext(&here, &f.start); /* comes back by _longjmp, never by return */
+                } else {
+                    _longjmp(f.jb, 1);
+                }
+            }
+            if (f.done) alive--;
+        }
+    }
+    b.cur = nullptr;
+}
+
+} // namespace
+
+unsigned thread_x() { return tb->cur->tid; }
+unsigned block_x() { return tb->block; }
+unsigned grid_x() { return tb->grid; }
+unsigned block_dim_x() { return tb->nthreads; }
+
+void block_barrier()
+{
+    const unsigned gen = tb->bar_gen;
+    if (++tb->bar_count == tb->nthreads) {
+        tb->bar_count = 0;
+        tb->bar_gen++;
+        tb->spins = 0;
+    } else {
+        while (tb->bar_gen == gen) wait_step();
+    }
+}
+
+const uint64_t *exchange_begin(uint64_t v)
+{
+    warp_state &w = tb->warps[thread_x() / 32];
+    w.slot[thread_x() % 32] = v;
+    const unsigned gen = w.gen_a;
+    if (++w.count_a == 32) {
+        w.count_a = 0;
+        w.gen_a++;
+        tb->spins = 0;
+    } else {
+        while (w.gen_a == gen) wait_step();
+    }
+    return w.slot;
+}
+
+void exchange_end()
+{
+    warp_state &w = tb->warps[thread_x() / 32];
+    const unsigned gen = w.gen_b;
+    if (++w.count_b == 32) {
+        w.count_b = 0;
+        w.gen_b++;
+    } else {
+        while (w.gen_b == gen) wait_step();
+    }
+}
+
+void maybe_yield()
+{
+    if (tb && tb->cur && (tb->rng() & 15) == 0) yield_fiber();
+}
+
+} // namespace gp_emu
+
+unsigned char *gp_emu_dynamic_smem() { return gp_emu::tb->smem.data(); }
+
+/* Kernels by address: each registered instantiation unpacks its arguments. */
+static std::map<const void *, std::function<void(void **)>> &kernels()
+{
+    static std::map<const void *, std::function<void(void **)>> k;
+    return k;
+}
+
+template <class... A, size_t... I>
+static void invoke(void (*fn)(A...), void **args, std::index_sequence<I...>)
+{
+    fn(*static_cast<std::remove_reference_t<A> *>(args[I])...);
+}
+
+template <class... A>
+static void reg(void (*fn)(A...))
+{
+    kernels()[(const void *)fn] = [fn](void **args) { invoke(fn, args, std::index_sequence_for<A...>{}); };
+}
+
+static long launches, max_smem;
+
+cudaError_t cudaLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args, size_t smem, cudaStream_t)
+{
+    auto it = kernels().find(fn);
+    if (it == kernels().end()) {
+        fprintf(stderr, "emu: launch of an unregistered kernel\n");
+        return cudaErrorInvalidValue;
+    }
+    if (grid.x < 1 || block.x < 1 || block.x > 1024 || block.x % 32 || smem > 232448) return cudaErrorInvalidValue;
+    launches++;
+    if ((long)smem > max_smem) max_smem = (long)smem;
+    std::atomic<unsigned> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < 2; w++)
+        pool.emplace_back([&, w] {
+            gp_emu::block_state b;
+            b.rng.seed(w * 7919u + (unsigned)launches);
+            b.nthreads = block.x;
+            b.grid = grid.x;
+            b.kernel = &it->second;
+            b.args = args;
+            b.smem.resize(smem ? smem : 1);
+            gp_emu::tb = &b;
+            for (unsigned k; (k = next.fetch_add(1)) < grid.x;) {
+                b.block = k;
+                gp_emu::run_block(b);
+            }
+            gp_emu::tb = nullptr;
+        });
+    for (std::thread &t : pool) t.join();
+    return cudaSuccess;
+}
+
+static std::map<const void *, int> smem_limit;
+cudaError_t cudaFuncSetAttribute(const void *fn, cudaFuncAttribute, int value)
+{
+    smem_limit[fn] = value;
+    return cudaSuccess;
+}
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *fn, int, size_t smem)
+{
+    if (smem > 48 * 1024 && smem_limit[fn] < (int)smem) {
+        fprintf(stderr, "emu: %zu bytes of dynamic shared memory without cudaFuncSetAttribute\n", smem);
+        return cudaErrorInvalidValue;
+    }
+    *blocks = 2;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr, int)
+{
+    *value = 232448; /* Hopper's opt-in limit */
+    return cudaSuccess;
+}
+
+/* ================================================================= tests */
+
+using namespace gp_cuda;
+
+template <class T>
+static void register_type()
+{
+    reg(count_kernel<T, GP_CMP_LT>), reg(count_kernel<T, GP_CMP_LE>), reg(count_kernel<T, GP_CMP_GT>);
+    reg(count_kernel<T, GP_CMP_GE>), reg(count_kernel<T, GP_CMP_EQ>), reg(count_kernel<T, GP_CMP_NE>);
+    if constexpr (sizeof(T) == 1) {
+        reg(hist_bytes_kernel<T, false>), reg(hist_bytes_kernel<T, true>);
+    } else {
+        reg(hist_shared_kernel<T, false, false>), reg(hist_shared_kernel<T, false, true>);
+        reg(hist_shared_kernel<T, true, false>), reg(hist_shared_kernel<T, true, true>);
+        reg(hist_global_kernel<T, false>), reg(hist_global_kernel<T, true>);
+    }
+}
+
+static long passed, failed;
+static std::mt19937_64 rng;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (++failed <= 30) {
+        printf("FAIL: ");
+        vprintf(fmt, ap);
+        printf("\n");
+    }
+    va_end(ap);
+}
+
+static double uni() { return (double)(rng() >> 11) * 0x1p-53; }
+
+template <class T>
+static T clamp_to(long double v)
+{
+    if constexpr (std::is_floating_point_v<T>) return (T)v;
+    else {
+        if (v != v) v = 0;
+        v = roundl(v);
+        if (v < (long double)std::numeric_limits<T>::lowest()) return std::numeric_limits<T>::lowest();
+        if (v > (long double)std::numeric_limits<T>::max()) return std::numeric_limits<T>::max();
+        return (T)v;
+    }
+}
+
+/* Values over [lo, hi) and a little past it; pattern 1: one value; 2: the
+ * marks and their neighbours; 3: NaN and infinities among them (floats). */
+template <class T>
+static void fill(std::vector<T> &x, size_t off, int64_t n, long double lo, long double hi, int pat,
+                 const std::vector<long double> &marks)
+{
+    long double w = hi - lo;
+    if (!(w > 0) || w > 1e30L) w = 1000, lo = isinf(lo) ? -500 : lo;
+    T one = clamp_to<T>(lo + w * 0.37L);
+    for (int64_t i = 0; i < n; i++) {
+        long double v = lo - w / 8 + w * 1.25L * uni();
+        if (pat == 1) {
+            x[off + i] = one;
+            continue;
+        }
+        if (pat == 2) {
+            v = marks[rng() % marks.size()];
+            T t = clamp_to<T>(v);
+            int d = (int)(rng() % 3) - 1;
+            if constexpr (std::is_floating_point_v<T>) t = d ? std::nextafter(t, d > 0 ? (T)INFINITY : (T)-INFINITY) : t;
+            else if (d > 0 && t < std::numeric_limits<T>::max()) t++;
+            else if (d < 0 && t > std::numeric_limits<T>::lowest()) t--;
+            x[off + i] = t;
+            continue;
+        }
+        if constexpr (std::is_floating_point_v<T>)
+            if (pat == 3 && rng() % 3 == 0) {
+                static const T sp[] = {(T)NAN, (T)INFINITY, (T)-INFINITY, (T)-0.0};
+                x[off + i] = sp[rng() % 4];
+                continue;
+            }
+        x[off + i] = clamp_to<T>(v);
+    }
+}
+
+static gp_ctx *make_ctx(context_state *st, unsigned *ticket, int sms)
+{
+    static gp_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.backend = GP_BACKEND_CUDA;
+    ctx.space = GP_MEM_DEVICE; /* host memory here, but the code must not care */
+    st->sm_count = sms;
+    st->control = nullptr;
+    st->reduce_counter = ticket;
+    ctx.impl = st;
+    return &ctx;
+}
+
+template <class T>
+static void count_case(gp_ctx *ctx, unsigned *ticket, gp_dtype t, int64_t n, int off, int pat)
+{
+    std::vector<T> x((size_t)(n + off + 4));
+    fill<T>(x, (size_t)off, n, -100, 100, pat == 2 ? 0 : pat, {0});
+    for (int c = GP_CMP_LT; c <= GP_CMP_NE; c++) {
+        T v = n > 0 && rng() % 4 ? x[off + rng() % (uint64_t)n] : clamp_to<T>(3);
+        if constexpr (std::is_floating_point_v<T>)
+            if (rng() % 8 == 0) v = (T)NAN;
+        gp_count_args a = {x.data() + off, t, n, (gp_cmp)c, {0}, nullptr};
+        memcpy(a.value, &v, sizeof v);
+        int64_t got = -12345;
+        a.count = &got;
+        std::vector<unsigned char> ws(count_workspace(ctx, &a) + 1);
+        gp_status s = count(ctx, &a, ws.data());
+        int64_t want = gp_ref_count(x.data() + off, t, n, (gp_cmp)c, &v);
+        if (s != GP_STATUS_OK || got != want || *ticket != 0)
+            fail("count %s n=%" PRId64 " off=%d cmp=%s pat=%d: %s, got %" PRId64 " want %" PRId64 " ticket %u",
+                 gp_dtype_name(t), n, off, gp_cmp_name((gp_cmp)c), pat, gp_status_name(s), got, want, *ticket);
+        else passed++;
+    }
+}
+
+template <class T>
+static void hist_case(gp_ctx *ctx, gp_dtype t, int64_t n, int64_t bins, bool edges, int pat, int off)
+{
+    std::vector<T> x((size_t)(n + off + 4)), e;
+    std::vector<long double> marks;
+    double lo = 0, hi = 0;
+    if (edges) {
+        /* bins + 1 ascending values of T. */
+        long double span = std::is_floating_point_v<T> ? 1e6L
+                                                       : (long double)std::numeric_limits<T>::max() -
+                                                             (long double)std::numeric_limits<T>::lowest();
+        if ((long double)bins + 1 > span + 1) return; /* T has too few values */
+        long double step = std::min(span / (long double)(bins + 1), 50.0L);
+        if (!std::is_floating_point_v<T>) step = floorl(step);
+        if (step < 1 && !std::is_floating_point_v<T>) step = 1;
+        long double v = std::is_floating_point_v<T> ? -0.25L * step * bins : (long double)std::numeric_limits<T>::lowest();
+        e.resize((size_t)bins + 1);
+        for (int64_t i = 0; i <= bins; i++) {
+            T ev = clamp_to<T>(v);
+            if (i > 0 && !(ev > e[i - 1])) {
+                if constexpr (std::is_floating_point_v<T>) ev = std::nextafter(e[i - 1], (T)INFINITY);
+                else ev = e[i - 1] + 1;
+            }
+            e[i] = ev;
+            marks.push_back((long double)ev);
+            v = (long double)ev + step * (std::is_floating_point_v<T> ? 0.5L + uni() : 1.0L);
+        }
+        if constexpr (std::is_floating_point_v<T>)
+            if (pat == 3 && bins >= 2) e[0] = -INFINITY, e[bins] = INFINITY;
+        fill<T>(x, (size_t)off, n, (long double)e[0], (long double)e[bins], pat, marks);
+    } else {
+        if (std::is_floating_point_v<T>) lo = -3.75 + uni(), hi = lo + 0.001 + 10 * uni();
+        else lo = -7, hi = 250; /* integers: both ends inside every dtype's range but u8's upper */
+        if (!std::is_floating_point_v<T> && !std::is_signed_v<T>) lo = 3;
+        for (int64_t i = 0; i <= bins; i++) marks.push_back(lo + (hi - lo) * (double)i / (double)bins);
+        fill<T>(x, (size_t)off, n, lo, hi, pat, marks);
+    }
+    for (int acc = 0; acc <= 1; acc++) {
+        std::vector<uint64_t> h((size_t)bins + 2), want((size_t)bins);
+        for (auto &c : h) c = acc ? rng() >> 20 : 0xA5A5A5A5A5A5A5A5ull;
+        const uint64_t canary = h[bins] = h[bins + 1] = 0x5eed5eed5eed5eedull;
+        for (int64_t b = 0; b < bins; b++) want[b] = acc ? h[b] : 0;
+        if (edges) gp_ref_histogram_edges(x.data() + off, t, n, bins, e.data(), want.data(), GP_HISTOGRAM_ACCUMULATE);
+        else gp_ref_histogram_even(x.data() + off, t, n, bins, lo, hi, want.data(), GP_HISTOGRAM_ACCUMULATE);
+        gp_histogram_args a = {x.data() + off, t, n, bins, lo, hi, edges ? e.data() : nullptr, h.data(), acc == 1};
+        gp_status s = histogram(ctx, &a, nullptr);
+        int64_t bad = -1;
+        for (int64_t b = 0; b < bins && bad < 0; b++)
+            if (h[b] != want[b]) bad = b;
+        if (s != GP_STATUS_OK || bad >= 0 || h[bins] != canary || h[bins + 1] != canary)
+            fail("%s %s n=%" PRId64 " bins=%" PRId64 " pat=%d off=%d %s: %s, bin %" PRId64 " got %" PRIu64
+                 " want %" PRIu64 "%s",
+                 edges ? "edges" : "even", gp_dtype_name(t), n, bins, pat, off, acc ? "accumulate" : "overwrite",
+                 gp_status_name(s), bad, bad >= 0 ? h[bad] : 0, bad >= 0 ? want[bad] : 0,
+                 h[bins] != canary || h[bins + 1] != canary ? " (canary overwritten)" : "");
+        else passed++;
+    }
+}
+
+template <class T>
+static void run_type(gp_ctx *ctx, unsigned *ticket, gp_dtype t, bool quick)
+{
+    register_type<T>();
+    const int64_t cn[] = {0, 1, 33, 1000, 100003, 3 * (1 << 20) + 5};
+    for (int64_t n : cn)
+        for (int pat = 0; pat < 4; pat += quick ? 3 : 1) count_case<T>(ctx, ticket, t, n, (int)(n % 3), pat);
+
+    const int64_t bins_list[] = {1, 2, 255, 256, 257, 1024, 2048, 4096, 16384, 65536, 1 << 20};
+    const int64_t sizes[] = {0, 5, 4097, 200003};
+    for (int64_t bins : bins_list)
+        for (int ed = 0; ed <= 1; ed++)
+            for (int64_t n : sizes) {
+                if (bins >= 65536 && n > 4097) continue;
+                for (int pat = 0; pat < 4; pat += quick ? 2 : 1) hist_case<T>(ctx, t, n, bins, ed, pat, (int)(n % 4));
+            }
+    /* Several flush rounds per block (2^20 elements each): few SMs, many elements. */
+    if (!quick) {
+        hist_case<T>(ctx, t, 5 * (1 << 20) + 7, 256, false, 0, 1);
+        hist_case<T>(ctx, t, 5 * (1 << 20) + 7, 1024, true, 1, 0);
+        hist_case<T>(ctx, t, 3 * (1 << 20), 4096, false, 1, 2);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = 1;
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], nullptr, 0);
+        else if (!strcmp(argv[i], "--quick")) quick = true;
+    }
+    rng.seed(seed);
+    printf("emu_histogram: seed %" PRIu64 "%s\n", seed, quick ? " (quick)" : "");
+    context_state st;
+    unsigned ticket = 0;
+    gp_ctx *ctx = make_ctx(&st, &ticket, 3);
+    run_type<int8_t>(ctx, &ticket, GP_DTYPE_I8, quick);
+    run_type<uint8_t>(ctx, &ticket, GP_DTYPE_U8, quick);
+    run_type<int16_t>(ctx, &ticket, GP_DTYPE_I16, quick);
+    run_type<uint16_t>(ctx, &ticket, GP_DTYPE_U16, quick);
+    run_type<int32_t>(ctx, &ticket, GP_DTYPE_I32, quick);
+    run_type<uint32_t>(ctx, &ticket, GP_DTYPE_U32, quick);
+    run_type<long long>(ctx, &ticket, GP_DTYPE_I64, quick);
+    run_type<unsigned long long>(ctx, &ticket, GP_DTYPE_U64, quick);
+    run_type<float>(ctx, &ticket, GP_DTYPE_F32, quick);
+    run_type<double>(ctx, &ticket, GP_DTYPE_F64, quick);
+    printf("%ld launches, largest dynamic shared memory %ld bytes\n", launches, max_smem);
+    printf("%ld passed, %ld failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

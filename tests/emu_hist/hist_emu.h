@@ -1,0 +1,197 @@
+/*
+ * Just enough of CUDA, on the CPU, to run src/cuda/cuda_histogram.cu's
+ * kernels and host code where there is no GPU (emu_histogram.cc). Include it
+ * before the .cu, compiled as C++17.
+ *
+ * Model: every GPU thread is a fiber with its own stack; the fibers of a
+ * block run on one OS thread and switch at __syncthreads, at warp
+ * collectives (real 32-lane barriers here) and, at random, at atomics.
+ * Blocks run on a few OS threads at once, so the count's ticket and the
+ * global atomics race for real. __shared__ is thread_local: one copy per
+ * resident block. What it cannot show: the GPU's memory model beyond x86
+ * and the atomics, timing, alignment faults, register pressure.
+ */
+#ifndef GP_HIST_EMU_H
+#define GP_HIST_EMU_H
+
+#define GP_CUDA_EMULATE 1
+#define GP_CUDA_COMMON_CUH 1 /* its device half is replaced below */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gp_internal.h"
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static thread_local
+#define __align__(n) alignas(n)
+
+struct uint4 {
+    unsigned x, y, z, w;
+};
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+struct gp_emu_index {
+    unsigned x;
+};
+
+namespace gp_emu {
+unsigned thread_x();
+unsigned block_x();
+unsigned grid_x();
+unsigned block_dim_x();
+void block_barrier();
+/* All 32 lanes of the caller's warp deposit v; returns the 32 deposits.
+ * Every lane must call exchange_end after reading them. */
+const uint64_t *exchange_begin(uint64_t v);
+void exchange_end();
+void maybe_yield();
+} // namespace gp_emu
+unsigned char *gp_emu_dynamic_smem();
+
+#define threadIdx (gp_emu_index{gp_emu::thread_x()})
+#define blockIdx (gp_emu_index{gp_emu::block_x()})
+#define gridDim (gp_emu_index{gp_emu::grid_x()})
+#define blockDim (gp_emu_index{gp_emu::block_dim_x()})
+
+/* ---------------------------------------------------------------- device */
+
+inline void __syncthreads() { gp_emu::block_barrier(); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+template <class T>
+inline T __shfl_xor_sync(unsigned, T v, int mask)
+{
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    const uint64_t *all = gp_emu::exchange_begin(b);
+    uint64_t r = all[(gp_emu::thread_x() % 32) ^ (unsigned)mask];
+    gp_emu::exchange_end();
+    T out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
+
+inline unsigned __match_any_sync(unsigned, int v)
+{
+    const uint64_t *all = gp_emu::exchange_begin((uint64_t)(uint32_t)v);
+    unsigned m = 0;
+    for (int l = 0; l < 32; l++) m |= (all[l] == (uint64_t)(uint32_t)v ? 1u : 0u) << l;
+    gp_emu::exchange_end();
+    return m;
+}
+
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
+
+inline unsigned atomicAdd(unsigned *p, unsigned v)
+{
+    gp_emu::maybe_yield();
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
+{
+    gp_emu::maybe_yield();
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+template <class T>
+inline T __ldcg(const T *p)
+{
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Host doubles on x86-64 round each operation to nearest, as these do. */
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline int __double2int_rz(double a) { return (int)a; }
+
+/* ----------------------------------------------- what cuda_common.cuh gives */
+
+typedef int cudaError_t;
+typedef void *cudaStream_t;
+enum { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+enum cudaDeviceAttr { cudaDevAttrMaxSharedMemoryPerBlockOptin = 97 };
+
+inline const char *cudaGetErrorName(cudaError_t e) { return e ? "cudaErrorEmulated" : "cudaSuccess"; }
+inline const char *cudaGetErrorString(cudaError_t e) { return e ? "emulated error" : "no error"; }
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t) { return memset(p, v, n), cudaSuccess; }
+cudaError_t cudaFuncSetAttribute(const void *fn, cudaFuncAttribute attr, int value);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *fn, int threads, size_t smem);
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
+cudaError_t cudaLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args, size_t smem, cudaStream_t stream);
+
+namespace gp_cuda {
+constexpr int kWarp = 32;
+inline gp_status fail(gp_ctx *ctx, cudaError_t, const char *call, const char *, int,
+                      gp_status other = GP_STATUS_DEVICE_ERROR)
+{
+    return gp_set_error(ctx, other, "%s failed (emulated)", call);
+}
+inline gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                        void **args, const char *, int)
+{
+    if (cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, 0, ctx->stream) != cudaSuccess)
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "launch of %s failed (emulated)", what);
+    return GP_STATUS_OK;
+}
+class device_scope {
+public:
+    cudaError_t enter(int) { return cudaSuccess; }
+};
+
+template <int Hint>
+inline uint4 load_stream(const uint4 *p)
+{
+    return *p;
+}
+
+template <class Op, class T>
+inline T warp_reduce(T v)
+{
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+/* As cuda_common.cuh's: the total in thread 0. */
+template <class Op, int Threads, class T>
+inline T block_reduce(T v)
+{
+    constexpr int kWarps = Threads / kWarp;
+    __shared__ T warp_totals[kWarps];
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    v = warp_reduce<Op>(v);
+    if (kWarps == 1) return v;
+    if (lane == 0) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < kWarps ? warp_totals[lane] : Op::template identity<T>();
+        v = warp_reduce<Op>(v);
+    }
+    return v;
+}
+} // namespace gp_cuda
+
+#define GP_CUDA_TRY(ctx, call)                                                                       \
+    do {                                                                                             \
+        cudaError_t gp_err_ = (call);                                                                \
+        if (gp_err_ != cudaSuccess) return gp_cuda::fail((ctx), gp_err_, #call, __FILE__, __LINE__); \
+    } while (0)
+#define GP_CUDA_LAUNCH(ctx, kernel, what, grid, block, args)                                                  \
+    do {                                                                                                      \
+        gp_status gp_ls_ = gp_cuda::launch((ctx), (const void *)(kernel), (what), (grid), (block), (args),     \
+                                           __FILE__, __LINE__);                                               \
+        if (gp_ls_ != GP_STATUS_OK) return gp_ls_;                                                            \
+    } while (0)
+
+#endif
