@@ -14,6 +14,8 @@ extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu;
 extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
 extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_many_bins_cuda,
     gpb_histogram_edges_cuda;
+extern const gpb_case gpb_scan_cuda, gpb_select_cuda, gpb_select_if_cuda, gpb_partition_cuda, gpb_filter_cuda,
+    gpb_filter_ascending_cuda, gpb_filter_vs_cpu_cuda;
 #endif
 
 /* Every case this build has; a new primitive adds its line here. */
@@ -28,6 +30,13 @@ static const gpb_case *const cases[] = {
     &gpb_histogram_one_bin_cuda,
     &gpb_histogram_many_bins_cuda,
     &gpb_histogram_edges_cuda,
+    &gpb_scan_cuda,
+    &gpb_select_cuda,
+    &gpb_select_if_cuda,
+    &gpb_partition_cuda,
+    &gpb_filter_cuda,
+    &gpb_filter_ascending_cuda,
+    &gpb_filter_vs_cpu_cuda,
 #endif
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
@@ -57,7 +66,8 @@ static void usage(FILE *f)
 {
     fputs("usage: gpuprim bench CASE [options]\n"
           "cases: reduce, transpose; on cuda also count, histogram, histogram-one-bin,\n"
-          "       histogram-2^20, histogram-edges\n"
+          "       histogram-2^20, histogram-edges, scan, select, select-if, partition,\n"
+          "       filter, filter-ascending, filter-vs-cpu\n"
           "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
           "streaming-read ceiling over the same bytes, all in the same run.\n"
           "  --backend auto|cpu|cuda  backend to measure (auto: cuda when a GPU is usable)\n"

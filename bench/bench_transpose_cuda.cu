@@ -12,7 +12,7 @@
  */
 #include "bench_cuda.cuh"
 
-#include <cublas_v2.h>
+#include "bench_cublas.cuh"
 
 #include <limits.h>
 #include <stdio.h>
@@ -59,22 +59,22 @@ static int check_launch(const gpb_env *env, size_t e, const void *in, const void
  * is our cols x rows row-major output. B = C with beta = 0 (geam's in-place
  * form, so no third buffer is needed; B's values are finite, so 0 x B
  * adds nothing). */
-static cublasStatus_t geam(cublasHandle_t h, gp_dtype t, const void *in, void *out, int rows, int cols)
+static cublasStatus_t geam(const gpb_cublas_api *api, cublasHandle_t h, gp_dtype t, const void *in, void *out, int rows, int cols)
 {
     switch (t) {
     case GP_DTYPE_F32: {
         const float one = 1, zero = 0;
-        return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, (const float *)in, cols, &zero,
+        return api->sgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, (const float *)in, cols, &zero,
                            (const float *)out, rows, (float *)out, rows);
     }
     case GP_DTYPE_F64: {
         const double one = 1, zero = 0;
-        return cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, (const double *)in, cols, &zero,
+        return api->dgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, (const double *)in, cols, &zero,
                            (const double *)out, rows, (double *)out, rows);
     }
     default: {
         const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0);
-        return cublasZgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, (const cuDoubleComplex *)in, cols, &zero,
+        return api->zgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, (const cuDoubleComplex *)in, cols, &zero,
                            (const cuDoubleComplex *)out, rows, (cuDoubleComplex *)out, rows);
     }
     }
@@ -95,6 +95,7 @@ struct bufs {
     void *out = nullptr;
     unsigned long long *bad = nullptr;
     cublasHandle_t handle = nullptr;
+    const gpb_cublas_api *api = nullptr;
 };
 
 static int release(bufs *b)
@@ -106,7 +107,7 @@ static int release(bufs *b)
         cudaError_t e = p ? cudaFree(p) : cudaSuccess;
         if (e != cudaSuccess) rc = gpb_cuda_fail("cudaFree", e, __FILE__, __LINE__);
     }
-    cublasStatus_t st = b->handle ? cublasDestroy(b->handle) : CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = b->handle ? b->api->destroy(b->handle) : CUBLAS_STATUS_SUCCESS;
     if (st != CUBLAS_STATUS_SUCCESS) rc = cublas_fail("cublasDestroy", st);
     return rc;
 }
@@ -133,14 +134,15 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
     GPB_CU(cudaMalloc(&b->out, bytes));
     GPB_CU(cudaMalloc((void **)&b->bad, sizeof *b->bad));
     if (fill(env, &b->arena, s->dtype, s->n) != GPB_OK) return GPB_ERROR;
-    const bool peer = has_peer(s->dtype) && s->rows <= INT_MAX && s->cols <= INT_MAX;
+    bool peer = has_peer(s->dtype) && s->rows <= INT_MAX && s->cols <= INT_MAX;
+    if (peer && !(b->api = gpb_cublas(pt->note, sizeof pt->note))) peer = false; /* the note says why */
     if (peer) {
-        cublasStatus_t st = cublasCreate(&b->handle);
+        cublasStatus_t st = b->api->create(&b->handle);
         if (st != CUBLAS_STATUS_SUCCESS) return cublas_fail("cublasCreate", st);
-        if ((st = cublasSetStream(b->handle, rt->stream)) != CUBLAS_STATUS_SUCCESS)
+        if ((st = b->api->set_stream(b->handle, rt->stream)) != CUBLAS_STATUS_SUCCESS)
             return cublas_fail("cublasSetStream", st);
         GPB_CU(cudaMemsetAsync(b->out, 0, bytes, rt->stream)); /* geam's B: finite */
-    } else {
+    } else if (!has_peer(s->dtype)) {
         snprintf(pt->note, sizeof pt->note, "cuBLAS has no transpose of %zu-byte elements", e);
     }
 
@@ -153,7 +155,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
         return GPB_ERROR;
     };
     auto peer_call = [&](const void *in) -> int {
-        cublasStatus_t st = geam(b->handle, s->dtype, in, b->out, (int)s->rows, (int)s->cols);
+        cublasStatus_t st = geam(b->api, b->handle, s->dtype, in, b->out, (int)s->rows, (int)s->cols);
         return st == CUBLAS_STATUS_SUCCESS ? GPB_OK : cublas_fail("cublas geam", st);
     };
     auto copy_call = [&](const void *in) -> int {

@@ -6,8 +6,11 @@
 # Logs go to $OUT (or ./gpu-check-out); the summary is printed last.
 #   scripts/gpu-check.sh [--quick] [--no-bench] [--bench-args "..."]
 set -uo pipefail
-out=${OUT:-$PWD/gpu-check-out}
-mkdir -p "$out"
+# Logs, CSV and JSON are written to a work folder, then packed into one
+# archive in $OUT (the device tool brings back at most 8 files).
+final=${OUT:-$PWD/gpu-check-out}
+out=$(mktemp -d /tmp/gpu-check.XXXXXX)
+mkdir -p "$final"
 build=build-gpu
 bench=1
 bench_args=""
@@ -71,5 +74,7 @@ echo
 echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT)"
 cat "$out/gpu.txt" | head -2
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+tar czf "$final/gpu-check-logs.tar.gz" -C "$out" .
+cp "$out/summary.txt" "$final/"
 grep -q FAIL "$out/summary.txt" && exit 1
 exit 0

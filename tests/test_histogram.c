@@ -623,6 +623,8 @@ static void run_errors(gpt *t)
                       gp_dtype_name(dt), gp_status_name(s));
         }
         gp_ctx_set_workspace(ctx, user, user ? ws : 0);
+        /* Canaries and poison again: with no workspace (CUDA) nothing above wrote them. */
+        gpt_guarded_poison(&gw, poison, sizeof poison);
         s = gp_histogram_even(ctx, big, dt, n, 256, 0, 256, (uint64_t *)gw.ptr, 0);
         bool good = s == GP_STATUS_OK && gpt_guarded_check(&gw, b4, w, sizeof w);
         GPT_CHECK(t, good && memcmp(b4, want, sizeof want) == 0, "exact workspace of %zu bytes (%s): %s", ws,

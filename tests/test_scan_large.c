@@ -38,15 +38,47 @@ static void random_bytes(unsigned char *x, int64_t n, uint64_t seed)
     for (int64_t i = n / 8 * 8; i < n; i++) x[i] = (unsigned char)(i * 131);
 }
 
-/* The first index where the check fails, or -1 (parallel). */
-#define FIRST_BAD(n, cond_ok)                                         \
-    ({                                                                \
-        int64_t bad_ = INT64_MAX;                                     \
-        _Pragma("omp parallel for reduction(min : bad_)")             \
-        for (int64_t i = 0; i < (n); i++)                             \
-            if (!(cond_ok) && i < bad_) bad_ = i;                     \
-        bad_ == INT64_MAX ? -1 : bad_;                                \
-    })
+/* Parallel checks: each gives the first index that fails, or -1. */
+static int64_t first_bad_sum(const unsigned char *x, const unsigned char *y, int64_t n)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for reduction(min : bad)
+    for (int64_t i = 0; i < n; i++)
+        if ((i == 0 ? y[0] != x[0] : (unsigned char)(y[i] - y[i - 1]) != x[i]) && i < bad) bad = i;
+    return bad == INT64_MAX ? -1 : bad;
+}
+
+static int64_t first_bad_max(const unsigned char *x, const unsigned char *y, int64_t n)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for reduction(min : bad)
+    for (int64_t i = 0; i < n; i++)
+        if ((i == 0 ? y[0] != x[0] : y[i] != (x[i] > y[i - 1] ? x[i] : y[i - 1])) && i < bad) bad = i;
+    return bad == INT64_MAX ? -1 : bad;
+}
+
+/* o holds len u32 sums from x[lo], the sum before them being prev. */
+static int64_t first_bad_sum32(const unsigned char *x, const uint32_t *o, int64_t lo, int64_t len, uint32_t prev)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for reduction(min : bad)
+    for (int64_t i = 0; i < len; i++)
+        if (o[i] - (i == 0 ? prev : o[i - 1]) != x[lo + i] && i < bad) bad = i;
+    return bad == INT64_MAX ? -1 : lo + bad;
+}
+
+/* y holds x without the three dropped positions d[0] < d[1] < d[2]. */
+static int64_t first_bad_survivor(const unsigned char *x, const unsigned char *y, int64_t n, const int64_t *d)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for reduction(min : bad)
+    for (int64_t j = 0; j < n - 3; j++) {
+        int64_t i = j;
+        for (int k = 0; k < 3; k++) i += i >= d[k];
+        if (y[j] != x[i] && j < bad) bad = j;
+    }
+    return bad == INT64_MAX ? -1 : bad;
+}
 
 static void check_status(gpt *t, const char *what, gp_status s)
 {
@@ -75,7 +107,7 @@ int main(int argc, char **argv)
     if (s == GP_STATUS_OK) s = gp_copy_to_host(ctx, y, din, (size_t)N);
     check_status(&t, "u8 sum in place", s);
     if (s == GP_STATUS_OK) {
-        int64_t bad = FIRST_BAD(N, i == 0 ? y[0] == x[0] : (unsigned char)(y[i] - y[i - 1]) == x[i]);
+        int64_t bad = first_bad_sum(x, y, N);
         GPT_CHECK(&t, bad < 0, "u8 sum in place: wrong at %" PRId64, bad);
     }
 
@@ -87,7 +119,7 @@ int main(int argc, char **argv)
     if (s == GP_STATUS_OK) s = gp_copy_to_host(ctx, y, maxout, (size_t)N);
     check_status(&t, "u8 max", s);
     if (s == GP_STATUS_OK) {
-        int64_t bad = FIRST_BAD(N, i == 0 ? y[0] == x[0] : y[i] == (x[i] > y[i - 1] ? x[i] : y[i - 1]));
+        int64_t bad = first_bad_max(x, y, N);
         GPT_CHECK(&t, bad < 0, "u8 max: wrong at %" PRId64, bad);
     }
 
@@ -102,9 +134,8 @@ int main(int argc, char **argv)
             int64_t len = N - lo < piece ? N - lo : piece;
             uint32_t *o = (uint32_t *)y; /* 2 GiB: a piece of 2^29 u32 */
             s = gp_copy_to_host(ctx, o, dout + (size_t)lo * 4, (size_t)len * 4);
-            const uint32_t first_prev = prev;
-            int64_t bad = FIRST_BAD(len, o[i] - (i == 0 ? first_prev : o[i - 1]) == x[lo + i]);
-            GPT_CHECK(&t, s == GP_STATUS_OK && bad < 0, "u8 -> u32 sum: wrong at %" PRId64, lo + bad);
+            int64_t bad = s == GP_STATUS_OK ? first_bad_sum32(x, o, lo, len, prev) : lo;
+            GPT_CHECK(&t, bad < 0, "u8 -> u32 sum: wrong at %" PRId64, bad);
             prev = o[len - 1];
         }
 
@@ -140,14 +171,12 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < N && x[i] == 2; i++) zeros++;
     s = gp_copy_from_host(ctx, din, x, (size_t)N);
     unsigned char *fout = cuda ? dout : y;
-    if (!cuda) s = GP_STATUS_OK;
     if (s == GP_STATUS_OK) s = gp_filter_running_max(ctx, din, GP_DTYPE_U8, N, 0, fout, NULL, &count);
     if (s == GP_STATUS_OK && cuda) s = gp_copy_to_host(ctx, y, dout, (size_t)N);
     check_status(&t, "filter", s);
     if (s == GP_STATUS_OK) {
         GPT_CHECK(&t, count == N - 3, "filter: count %" PRId64 ", want %" PRId64, count, N - 3);
-        /* Survivor j is x[j + (number of drops before it)]. */
-        int64_t bad = FIRST_BAD(N - 3, y[i] == x[i + (i >= drops[0]) + (i + 1 >= drops[1])]);
+        int64_t bad = first_bad_survivor(x, y, N, drops);
         GPT_CHECK(&t, bad < 0, "filter: survivor %" PRId64 " is wrong", bad);
     }
     if (!cuda) { /* descending: the leading run of the minimum, then the drops */

@@ -316,6 +316,7 @@ __device__ __forceinline__ void block_combine(A warp_total, A *totals, A &warp_p
     if (lane == 0) totals[warp] = warp_total;
     __syncthreads();
     A acc = Op::template identity<A>();
+    warp_prefix = acc;
 #pragma unroll
     for (int w = 0; w < Warps; w++) {
         if (w == warp) warp_prefix = acc;

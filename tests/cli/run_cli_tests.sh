@@ -49,6 +49,10 @@ reduce() { "$GP" reduce --backend "$B" "$@"; }
 transpose() { "$GP" transpose --backend "$B" "$@"; }
 count() { "$GP" count --backend "$B" "$@"; }
 histogram() { "$GP" histogram --backend "$B" "$@"; }
+scan() { "$GP" scan --backend "$B" "$@"; }
+sel() { "$GP" select --backend "$B" "$@"; } # `select` is a bash keyword
+partition() { "$GP" partition --backend "$B" "$@"; }
+stalin() { "$GP" stalin --backend "$B" "$@"; }
 
 # Runs a snippet with backend $1 in a subshell; leaves the rendering in actual.txt.
 run_snippet() {
@@ -289,6 +293,49 @@ golden_cases() {
         printf "1\n" >one.txt && histogram --edges one.txt ints.txt; histogram --edges v2_f8.npy v1_i4.npy'
     golden err_count_args 'count ints.txt; count --if 3 ints.txt; count --if about:3 ints.txt; count --if lt:x ints.txt;
         count --if lt:300 u1.npy; count --if lt: ints.txt'
+
+    # scan, select, partition, stalin: known answers, every output form, errors.
+    exact scan_ops 'for op in sum prod min max and or xor; do scan --op $op v1_i4.npy -o s.txt && tr "\n" " " <s.txt && echo; done'
+    exact scan_exclusive 'scan --op sum --exclusive v1_i4.npy -o e.txt && cat e.txt &&
+        scan --op max --exclusive --init -7 i1.npy -o m.txt && cat m.txt &&
+        scan --op sum --exclusive --init 100 --out-dtype i16 i1.npy -o w.npy && cksum w.npy'
+    exact scan_wrap_and_widen 'scan --op sum --dtype u8 u8.txt -o w.txt && cat w.txt &&
+        scan --op sum --out-dtype u16 u1.npy -o w2.txt && cat w2.txt && scan --op prod --out-dtype i64 i1.npy -o p.txt && cat p.txt'
+    exact scan_floats 'scan --op sum floats.txt -o f.txt && cat f.txt && scan --op max f4_nan.npy -o n.txt && cat n.txt &&
+        scan --op min f4_special.npy -o s.txt && cat s.txt && scan --op sum --out-dtype f64 f4_special.npy -o d.txt && cat d.txt'
+    exact scan_empty_and_stdin 'scan --op sum empty.npy -o e.npy && cksum e.npy && printf "3\n-4\n5\n" | scan --op sum - -o s.txt &&
+        cat s.txt && leftovers'
+    exact scan_large 'gen --dtype u32 --n 100000 --seed 4 -o x.npy && scan --op xor x.npy -o s.npy && cksum s.npy &&
+        scan --op max --exclusive x.npy -o m.npy && cksum m.npy'
+    golden scan_json 'scan --op xor --exclusive --init 1 --json v1_i4.npy -o x.npy; scan --op min --json floats.txt -o y.txt'
+    exact select_if_cmps 'for c in lt le gt ge eq ne; do sel --if $c:3 v1_i4.npy -o s.txt && tr "\n" " " <s.txt; done'
+    exact select_flags 'printf "1\n0\n2\n0\n-1\n" >f.txt && sel --flags f.txt v1_i4.npy -o s.txt && cat s.txt &&
+        npy b.npy 1 0 "{'"'"'descr'"'"': '"'"'|b1'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (5,), }" "$(le 1 0 1 1 0 1)" &&
+        sel --flags b.npy v1_i4.npy -o s.npy && cksum s.npy && sel --flags b.npy --dtype f32 ints.txt -o x.txt'
+    exact select_nan 'sel --if ne:nan f4_nan.npy -o n.txt && cat n.txt && sel --if lt:2 f4_nan.npy -o l.txt && cat l.txt &&
+        sel --if eq:nan f4_nan.npy -o e.txt && wc -l <e.txt'
+    exact select_large 'gen --dtype f32 --n 100000 --seed 8 -o x.npy && sel --if lt:0.25 x.npy -o s.npy && cksum s.npy &&
+        partition --if lt:0.25 x.npy -o p.npy && cksum p.npy && gen --dtype u8 --n 100000 --seed 9 -o f.npy &&
+        sel --flags f.npy x.npy -o sf.npy && cksum sf.npy && partition --flags f.npy x.npy -o pf.npy && cksum pf.npy'
+    exact partition_order 'partition --if gt:2 v1_i4.npy -o p.txt && cat p.txt && printf "0\n1\n0\n1\n0\n" >f.txt &&
+        partition --flags f.txt v1_i4.npy -o q.txt && cat q.txt'
+    exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
+        stalin --descending a.txt -o d.txt && cat d.txt'
+    exact stalin_nan_inf 'stalin f4_nan.npy -o n.txt && cat n.txt && printf "nan\n-inf\n-inf\n3\ninf\n2\ninf\nnan\n" | stalin - -o i.txt &&
+        cat i.txt && stalin --descending --dtype f32 inf.txt -o d.txt && cat d.txt'
+    exact stalin_large 'gen --dtype i32 --n 100000 --dist ascending -o up.npy && stalin up.npy -o u.npy && cmp up.npy u.npy &&
+        gen --dtype i32 --n 100000 --dist descending -o dn.npy && stalin dn.npy -o d.txt && cat d.txt &&
+        stalin --descending dn.npy -o dd.npy && cmp dn.npy dd.npy && gen --dtype f64 --n 100000 --seed 3 -o r.npy &&
+        stalin r.npy -o r.txt && cat r.txt && leftovers'
+    golden select_json 'sel --if ge:100 --json u1.npy -o s.txt; printf "1\n0\n1\n" >f.txt && partition --flags f.txt --json u1.npy -o p.npy;
+        stalin --json --descending u1.npy -o k.npy'
+    golden err_scan_args 'scan v1_i4.npy -o x.txt; scan --op sum v1_i4.npy; scan --op sum --init 1 v1_i4.npy -o x.txt;
+        scan --op xor floats.txt -o x.txt; scan --op sum --out-dtype i16 v1_i4.npy -o x.txt;
+        scan --op sum --exclusive --init 70000 --out-dtype i16 i1.npy -o x.txt; leftovers'
+    golden err_select_args 'sel v1_i4.npy -o x.txt; sel --if lt:1 --flags f.txt v1_i4.npy -o x.txt; sel --if lt:3 v1_i4.npy;
+        sel --if about:3 v1_i4.npy -o x.txt; sel --if lt:x v1_i4.npy -o x.txt; printf "1\n0\n" >short.txt &&
+        sel --flags short.txt v1_i4.npy -o x.txt; partition --flags floats.txt floats.txt -o x.txt;
+        sel --flags no_such_flags.npy v1_i4.npy -o x.txt; stalin --if lt:3 v1_i4.npy -o x.txt; stalin v1_i4.npy; leftovers'
 
     # Errors: files.
     golden err_missing_file 'reduce --op sum no_such_file.npy'

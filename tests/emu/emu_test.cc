@@ -140,7 +140,7 @@ static void scan_case(gp_dtype in_t, gp_dtype out_t, gp_op op, int64_t n, bool e
     else gpt_identity(op, out_t, a.init);
     size_t wsb = gp_cuda::scan_workspace(&ctx, &a);
     buffer ws(wsb + 16);
-    memset(ws.p, 0x5c, wsb); /* garbage a caller's workspace may hold */
+    if (wsb) memset(ws.p, 0x5c, wsb); /* garbage a caller's workspace may hold */
     gp_status st = gp_cuda::scan(&ctx, &a, wsb ? ws.p : NULL);
     char what[256];
     snprintf(what, sizeof what, "scan %s %s %s->%s n=%" PRId64 "%s off=%d", exclusive ? "excl" : "incl",
@@ -231,7 +231,7 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
     int64_t count = -99;
     size_t wsb = gp_cuda::select_workspace(&ctx, t, n);
     buffer ws(wsb + 16);
-    memset(ws.p, 0x5c, wsb);
+    if (wsb) memset(ws.p, 0x5c, wsb);
     gp_status st;
     if (filt) {
         gp_filter_args a = {in.p, t, n, kind == K_FILTER_DESC, out.p, &count};

@@ -1,0 +1,235 @@
+/*
+ * `gpuprim select`, `gpuprim partition` and `gpuprim stalin`: stream
+ * compaction by flags or by a comparison, stable partition, and the
+ * running-max filter of a .npy or text file.
+ */
+#include "cli_arrays.h"
+#include "cli_common.h"
+#include "cli_input.h"
+#include "cli_values.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum sel_kind { SEL_SELECT, SEL_PARTITION, SEL_STALIN } sel_kind;
+
+static const cli_opt select_opts[] = {
+    {"flags", 0, "FLAGS", "keep x[i] where FLAGS[i] is not 0 (.npy of booleans or integers, or text)"},
+    {"if", 0, "CMP:VALUE", "keep x where (x CMP VALUE): CMP is lt, le, gt, ge, eq or ne"},
+    {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
+    {"output", 'o', "FILE", "where to write the result: FILE.npy, or text for any other name (required)"},
+    {NULL, 0, NULL, NULL},
+};
+
+static const cli_opt stalin_opts[] = {
+    {"descending", 0, NULL, "keep x[i] <= every element before it instead"},
+    {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
+    {"output", 'o', "FILE", "where to write the survivors: FILE.npy, or text for any other name (required)"},
+    {NULL, 0, NULL, NULL},
+};
+
+typedef struct sel_request {
+    sel_kind kind;
+    gp_dtype t;
+    int64_t n;
+    uint8_t *flags; /* host flags, or NULL for --if */
+    gp_cmp cmp;
+    unsigned char value[16];
+    int descending;
+    int64_t count; /* the answer */
+} sel_request;
+
+/* Splits "CMP:VALUE" and parses CMP; VALUE waits for the input's dtype. */
+static int parse_test(const char *text, gp_cmp *cmp, const char **value)
+{
+    const char *colon = strchr(text, ':');
+    char name[8];
+    size_t len = colon ? (size_t)(colon - text) : 0;
+    if (!colon || len >= sizeof name || !colon[1])
+        return cli_usage_error("--if wants CMP:VALUE, e.g. --if lt:0.5 (CMP: lt le gt ge eq ne), not '%s'", text);
+    memcpy(name, text, len);
+    name[len] = '\0';
+    if (gp_cmp_from_name(name, cmp) != GP_STATUS_OK)
+        return cli_usage_error("--if: unknown comparison '%s' (valid: lt le gt ge eq ne)", name);
+    *value = colon + 1;
+    return CLI_EXIT_OK;
+}
+
+static gp_status call(gp_ctx *ctx, sel_request *r, const void *in, const uint8_t *flags, void *out)
+{
+    int64_t *c = &r->count;
+    switch (r->kind) {
+    case SEL_SELECT:
+        return flags ? gp_select_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
+                     : gp_select_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
+    case SEL_PARTITION:
+        return flags ? gp_partition_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
+                     : gp_partition_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
+    default:
+        return gp_filter_running_max(ctx, in, r->t, r->n, r->descending ? GP_FILTER_DESCENDING : 0, out, NULL, c);
+    }
+}
+
+/* Uploads the input (freeing the host copy) and flags, runs, brings back
+ * what was written: count items, or all n for a partition. */
+static int select_on_ctx(gp_ctx *ctx, cli_array *a, sel_request *r, void *result)
+{
+    size_t bytes = (size_t)r->n * gp_dtype_size(r->t);
+    void *in = NULL, *out = NULL, *flags = NULL;
+    int rc = cli_ctx_malloc(ctx, &in, bytes, "the input");
+    if (rc == CLI_EXIT_OK) rc = cli_ctx_malloc(ctx, &out, bytes, "the result");
+    if (rc == CLI_EXIT_OK && r->flags) rc = cli_ctx_malloc(ctx, &flags, (size_t)r->n, "the flags");
+    gp_status s = GP_STATUS_OK;
+    if (rc == CLI_EXIT_OK && (s = gp_copy_from_host(ctx, in, a->data, bytes)) != GP_STATUS_OK)
+        rc = cli_gp_error(ctx, s, "copying %zu bytes of input into the context failed", bytes);
+    cli_array_free(a);
+    if (rc == CLI_EXIT_OK && flags && (s = gp_copy_from_host(ctx, flags, r->flags, (size_t)r->n)) != GP_STATUS_OK)
+        rc = cli_gp_error(ctx, s, "copying the flags into the context failed");
+    if (rc == CLI_EXIT_OK && (s = call(ctx, r, in, flags, out)) != GP_STATUS_OK)
+        rc = cli_gp_error(ctx, s, "%s of %" PRId64 " %s values failed",
+                          r->kind == SEL_STALIN ? "the running-max filter" : r->kind == SEL_PARTITION ? "partition"
+                                                                                                      : "selection",
+                          r->n, gp_dtype_name(r->t));
+    int64_t written = r->kind == SEL_PARTITION ? r->n : r->count;
+    if (rc == CLI_EXIT_OK && written > 0 &&
+        (s = gp_copy_to_host(ctx, result, out, (size_t)written * gp_dtype_size(r->t))) != GP_STATUS_OK)
+        rc = cli_gp_error(ctx, s, "copying the result back failed");
+    gp_free(ctx, flags);
+    gp_free(ctx, out);
+    gp_free(ctx, in);
+    return rc;
+}
+
+static void print_json(const sel_request *r, const gp_ctx *ctx, const char *path)
+{
+    char v[64];
+    printf("{\"dtype\": \"%s\", \"n\": %" PRId64 ", ", gp_dtype_name(r->t), r->n);
+    if (r->kind == SEL_STALIN) printf("\"descending\": %s, ", r->descending ? "true" : "false");
+    else if (r->flags) printf("\"by\": \"flags\", ");
+    else printf("\"cmp\": \"%s\", \"value\": %s, ", gp_cmp_name(r->cmp), cli_format_value_json(r->value, r->t, v, sizeof v));
+    printf("\"backend\": \"%s\", \"%s\": %" PRId64 ", \"output\": ", gp_backend_name(gp_ctx_backend(ctx)),
+           r->kind == SEL_STALIN ? "survivors" : "selected", r->count);
+    cli_json_string(stdout, path);
+    printf("}\n");
+}
+
+static int run_kind(const cli_args *args, sel_kind kind)
+{
+    sel_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    const char *flags_path = kind == SEL_STALIN ? NULL : cli_get(args, "flags");
+    const char *test = kind == SEL_STALIN ? NULL : cli_get(args, "if");
+    const char *dtype = cli_get(args, "dtype"), *path = cli_get(args, "output"), *value_text = NULL;
+    r.descending = kind == SEL_STALIN && cli_get(args, "descending") != NULL;
+    if (kind != SEL_STALIN && !flags_path == !test)
+        return cli_usage_error("give exactly one of --flags FLAGS and --if CMP:VALUE");
+    if (!path) return cli_usage_error("-o FILE is required");
+    int rc = test ? parse_test(test, &r.cmp, &value_text) : CLI_EXIT_OK;
+    gp_dtype text_dtype = (gp_dtype)0;
+    if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
+    if (rc != CLI_EXIT_OK) return rc;
+
+    cli_array a;
+    rc = cli_load_array(args->positional[0], text_dtype, &a);
+    if (rc != CLI_EXIT_OK) return rc;
+    r.t = a.dtype;
+    r.n = a.n;
+    char err[200];
+    if (test && cli_parse_value(value_text, r.t, r.value, err, sizeof err) != 0) {
+        cli_array_free(&a);
+        return cli_usage_error("--if: VALUE must be of the input's dtype (%s): %s", gp_dtype_name(r.t), err);
+    }
+    int64_t nflags = 0;
+    if (flags_path) {
+        rc = cli_load_flags(flags_path, &r.flags, &nflags);
+        if (rc == CLI_EXIT_OK && nflags != r.n)
+            rc = cli_error("%s has %" PRId64 " flags but %s has %" PRId64 " values: they must match", flags_path,
+                           nflags, args->positional[0], r.n);
+        if (rc != CLI_EXIT_OK) {
+            free(r.flags);
+            cli_array_free(&a);
+            return rc;
+        }
+    }
+
+    gp_ctx *ctx = NULL;
+    void *result = NULL;
+    rc = cli_open_ctx(args->backend, 0, &ctx);
+    if (rc == CLI_EXIT_OK && !(result = cli_host_malloc(r.n ? (size_t)r.n * gp_dtype_size(r.t) : 1, "the result")))
+        rc = CLI_EXIT_FAILURE;
+    if (rc == CLI_EXIT_OK) rc = select_on_ctx(ctx, &a, &r, result);
+    if (rc == CLI_EXIT_OK) rc = cli_save_array(path, result, r.t, kind == SEL_PARTITION ? r.n : r.count);
+    if (rc == CLI_EXIT_OK) {
+        if (args->json) print_json(&r, ctx, path);
+        else printf("%" PRId64 "\n", r.count);
+    }
+    free(result);
+    free(r.flags);
+    cli_array_free(&a);
+    gp_ctx_free(ctx);
+    return rc;
+}
+
+static int run_select(const cli_args *args) { return run_kind(args, SEL_SELECT); }
+static int run_partition(const cli_args *args) { return run_kind(args, SEL_PARTITION); }
+static int run_stalin(const cli_args *args) { return run_kind(args, SEL_STALIN); }
+
+#define GP_CLI_SELECT_INPUT                                                                   \
+    "FILE is read as `gpuprim reduce` reads it ('-' is standard input). OUT is a .npy file\n" \
+    "when its name ends in .npy, else text with one number a line.\n"
+
+const cli_verb cli_verb_select = {
+    .name = "select",
+    .summary = "keep the values of a .npy or text file that are flagged or compare true",
+    .synopsis = "(--flags FLAGS | --if CMP:VALUE) [--dtype T] FILE -o OUT",
+    .details = GP_CLI_SELECT_INPUT
+        "Writes the kept values to OUT in their input order and prints how many were kept.\n"
+        "FLAGS has one flag per value (a .npy of booleans or integers, or text integers; not\n"
+        "zero keeps). --if compares in the input's dtype, by IEEE 754 rules: NaN compares false\n"
+        "with everything, except ne. With --json, one object: {\"dtype\", \"n\", \"by\" or \"cmp\"\n"
+        "and \"value\", \"backend\", \"selected\", \"output\"}.\n\n"
+        "examples:\n"
+        "  gpuprim select --if ge:0 x.npy -o nonnegative.npy\n"
+        "  gpuprim select --flags mask.npy x.npy -o kept.txt\n",
+    .opts = select_opts,
+    .min_positional = 1,
+    .max_positional = 1,
+    .run = run_select,
+};
+
+const cli_verb cli_verb_partition = {
+    .name = "partition",
+    .summary = "stable partition of a .npy or text file: flagged (or true) values first",
+    .synopsis = "(--flags FLAGS | --if CMP:VALUE) [--dtype T] FILE -o OUT",
+    .details = GP_CLI_SELECT_INPUT
+        "Writes to OUT every value: the selected ones first, then the rejected ones, each in\n"
+        "their input order (CUB's DevicePartition reverses the rejected part; gpuprim does not),\n"
+        "and prints how many were selected. Flags and comparisons as in `gpuprim select`; --json\n"
+        "prints the same object.\n\n"
+        "example:\n"
+        "  gpuprim partition --if lt:0.5 x.npy -o split.npy\n",
+    .opts = select_opts,
+    .min_positional = 1,
+    .max_positional = 1,
+    .run = run_partition,
+};
+
+const cli_verb cli_verb_stalin = {
+    .name = "stalin",
+    .summary = "the running-max filter (\"Stalin sort\") of a .npy or text file",
+    .synopsis = "[--descending] [--dtype T] FILE -o OUT",
+    .details = GP_CLI_SELECT_INPUT
+        "Keeps x[i] when x[i] >= every value before it (with --descending, <=), so the survivors\n"
+        "ascend; equal values survive, the first value always does. NaN never survives and\n"
+        "does not raise the running maximum. Writes the survivors to OUT and prints how many\n"
+        "there are. With --json, one object: {\"dtype\", \"n\", \"descending\", \"backend\",\n"
+        "\"survivors\", \"output\"}.\n\n"
+        "example:\n"
+        "  printf '4\\n8\\n6\\n8\\n12\\n2\\n12\\n19\\n' | gpuprim stalin - -o kept.txt   # 6: 4 8 8 12 12 19\n",
+    .opts = stalin_opts,
+    .min_positional = 1,
+    .max_positional = 1,
+    .run = run_stalin,
+};
