@@ -116,9 +116,10 @@ static table build_table(uint64_t seed, bool quick)
     const int64_t *sz = quick ? quick_sizes : sizes;
     size_t nsz = quick ? COUNT(quick_sizes) : COUNT(sizes);
     for (size_t d = 0; d < COUNT(dtypes); d++) {
-        for (size_t s = 0; s < nsz; s++) add_size(&tb, seed, dtypes[d], sz[s], 0, quick && sz[s] > 1000);
+        for (size_t s = 0; s < nsz; s++) add_size(&tb, seed, dtypes[d], sz[s], 0, quick);
         for (size_t s = 0; s < COUNT(mis_sizes); s++)
-            for (int off = 1; off <= MAX_OFF; off += quick ? 7 : 3) add_size(&tb, seed, dtypes[d], mis_sizes[s], off, true);
+            for (int off = quick ? 7 : 1; off <= MAX_OFF; off += quick ? 16 : 3)
+                add_size(&tb, seed, dtypes[d], mis_sizes[s], off, true);
     }
     return tb;
 }

@@ -30,31 +30,11 @@
 #include "cuda_common.cuh"
 #include "cuda_lookback.cuh"
 #include "cuda_tile.cuh"
+#include "cuda_tuning.h"
 
 namespace gp_cuda {
 
-/* --------------------------------------------------------------- tuning */
-
-/* 256 threads = 8 warps: enough warps that the block-level combine is short
- * and small enough for 4 resident blocks under the 64-register cap below.
- * Reasoned, not yet measured: replace with the H100 numbers that confirm it. */
-constexpr int kScanThreads = 256;
 constexpr int kScanWarps = kScanThreads / kWarp;
-/* Resident blocks per SM (the __launch_bounds__ minimum): 4 caps registers
- * at 64, and 4 x 16 KiB (int32) of loads in flight per SM is ~3x what
- * Little's law asks at 3.35 TB/s and ~0.8 us latency over 132 SMs (~20 KiB),
- * which leaves room for blocks sitting in their ticket or look-back latency.
- * 8-byte accumulators hold twice the registers per item: 3 blocks (80
- * registers, no spills) still keep 3 x 32 KiB in flight. */
-__host__ __device__ constexpr int scan_blocks_per_sm(int acc_bytes) { return acc_bytes == 8 ? 3 : 4; }
-
-/* Elements per thread: 16 (one to eight 16-byte vectors), 32 for 1-byte
- * inputs with 32-bit accumulators (two vectors) so a tile stays >= 8 KiB of
- * input and the per-tile costs (ticket, look-back) stay amortised. */
-__host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
-{
-    return in_bytes == 1 && acc_bytes <= 4 ? 32 : 16;
-}
 
 namespace {
 

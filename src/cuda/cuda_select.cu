@@ -44,20 +44,11 @@
 #include "cuda_common.cuh"
 #include "cuda_lookback.cuh"
 #include "cuda_tile.cuh"
+#include "cuda_tuning.h"
 
 namespace gp_cuda {
 
-/* --------------------------------------------------------------- tuning */
-
-/* 256 threads x 16 items: a 4096-element tile (16 KiB of int32, 32 KiB of
- * staging for 8-byte items). 4 resident blocks per SM (64 registers, 4 x
- * the staging in shared memory); 8-byte items hold twice the registers per
- * item: 3 blocks (80 registers, no spills). Reasoned, not yet measured. */
-constexpr int kSelectThreads = 256;
 constexpr int kSelectWarps = kSelectThreads / kWarp;
-constexpr int kSelectItems = 16;
-constexpr int64_t kSelectTile = (int64_t)kSelectThreads * kSelectItems;
-__host__ __device__ constexpr int select_blocks_per_sm(int item_bytes) { return item_bytes == 8 ? 3 : 4; }
 
 namespace {
 
