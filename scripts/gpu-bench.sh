@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Every benchmark of `gpuprim bench` on the GPU, in one call of the device
+# tool: builds the tool (sm_90) unless build-gpu has it, runs each case
+# against its peer and ceiling, and packs text, CSV and JSON into
+# $OUT/gpu-bench.tar.gz. Verdict lines are printed last.
+#   scripts/gpu-bench.sh [CASE ...]   (default: all)
+set -uo pipefail
+export PATH="/usr/local/cuda/bin:$PATH"
+final=${OUT:-$PWD/gpu-bench-out}
+out=$(mktemp -d /tmp/gpu-bench.XXXXXX)
+mkdir -p "$final"
+build=build-gpu
+if [ ! -x $build/gpuprim ]; then
+  { cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DGPUPRIM_BUILD_TESTS=OFF && cmake --build $build -j "$(nproc)" --target gpuprim; } \
+    >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader >"$out/gpu.txt"
+
+# case name, then its arguments (sizes chosen to match the issues' tables)
+cases=(
+  "reduce"
+  "transpose"
+  "scan --dtype i32,f32 --max-log2 30"
+  "select --dtype i32 --max-log2 30"
+  "select-if --dtype i32 --max-log2 28"
+  "partition --dtype i32 --max-log2 30"
+  "filter --dtype i32 --max-log2 28"
+  "filter-ascending --dtype i32 --max-log2 28"
+  "filter-vs-cpu --dtype i32 --min-log2 3 --max-log2 24"
+  "count"
+  "histogram"
+  "histogram-one-bin"
+  "histogram-2^20"
+  "histogram-edges"
+)
+want=("$@")
+rc_all=0
+for c in "${cases[@]}"; do
+  name=${c%% *}
+  if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $name "* ]]; then continue; fi
+  args=${c#"$name"}
+  file=$(echo "$name" | tr -c 'A-Za-z0-9\n-' '_')
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  timeout 240 ./$build/gpuprim bench $name --backend cuda $args \
+    --csv "$out/$file.csv" --json "$out/$file.json" >"$out/$file.txt" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || rc_all=1
+  echo "bench $name: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$out/summary.txt"
+done
+tar czf "$final/gpu-bench.tar.gz" -C "$out" .
+echo
+cat "$out/gpu.txt"
+grep -h "^verdict" "$out"/*.txt
+cat "$out/summary.txt"
+exit $rc_all
