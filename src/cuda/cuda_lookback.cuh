@@ -233,6 +233,19 @@ __device__ __forceinline__ ticket take_ticket(const arena &a, unsigned tickets, 
 
 /* ------------------------------------------------------------- look-back */
 
+/* Longest sleep between polls of a predecessor's status. A waiting tile is
+ * on the critical path of every tile after it, so long sleeps stretch the
+ * chain; 0 polls without sleeping. Build-time knob for measurement. */
+#ifndef GP_LOOKBACK_MAX_SLEEP_NS
+#define GP_LOOKBACK_MAX_SLEEP_NS 1024
+#endif
+__device__ __forceinline__ void backoff(unsigned &delay_ns)
+{
+    if (GP_LOOKBACK_MAX_SLEEP_NS == 0) return;
+    __nanosleep(delay_ns);
+    if (delay_ns < GP_LOOKBACK_MAX_SLEEP_NS) delay_ns *= 2;
+}
+
 /*
  * Warp-wide (all 32 lanes of one warp). Returns on every lane the
  * combination of everything before tile `tile_id`: walking back, each status
@@ -264,8 +277,7 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
             stop_mask = __ballot_sync(tile::kFullMask, state >= Stop);
             upto = stop_mask ? stop_mask ^ (stop_mask - 1) : tile::kFullMask; /* lanes up to the first stop */
             if ((__ballot_sync(tile::kFullMask, state < Need) & upto) == 0) break;
-            __nanosleep(delay_ns);
-            if (delay_ns < 1024) delay_ns *= 2;
+            backoff(delay_ns);
         }
 #ifdef GP_CUDA_EMULATE
         if (lane == 0) gp_emu_lookback_window(stop_mask, upto);
@@ -287,8 +299,7 @@ __device__ __forceinline__ unsigned long long wait_for(const arena &a, unsigned 
     for (;;) {
         const unsigned long long tag = ld_acquire(a.tags + slot);
         if (tag_state(tag, epoch) >= state) return tag_payload(tag);
-        __nanosleep(delay_ns);
-        if (delay_ns < 1024) delay_ns *= 2;
+        backoff(delay_ns);
     }
 }
 
