@@ -157,3 +157,20 @@ const char *cli_printable(const char *s, size_t len, char *buf, size_t size)
     buf[k < size ? k : size - 1] = '\0';
     return buf;
 }
+
+/* Splits "CMP:VALUE" and parses CMP; VALUE waits for the input's dtype. */
+int cli_parse_if_option(const char *text, gp_cmp *cmp, const char **value)
+{
+    const char *colon = strchr(text, ':');
+    char name[8];
+    size_t len = colon ? (size_t)(colon - text) : 0;
+    if (!colon || len >= sizeof name || !colon[1])
+        return cli_usage_error("--if wants CMP:VALUE, e.g. --if lt:0.5 (CMP: lt le gt ge eq ne), not '%s'", text);
+    memcpy(name, text, len);
+    name[len] = '\0';
+    if (gp_cmp_from_name(name, cmp) != GP_STATUS_OK)
+        return cli_usage_error("--if: unknown comparison '%s' (valid: lt le gt ge eq ne)", name);
+    *value = colon + 1;
+    return CLI_EXIT_OK;
+}
+

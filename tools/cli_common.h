@@ -95,6 +95,9 @@ void cli_print_verb_help(const cli_verb *verb, FILE *to);
 /* Value parsers for options: on failure they print a usage error naming the
  * option and the valid values, and return CLI_EXIT_USAGE. */
 int cli_parse_dtype_option(const char *text, const char *option, gp_dtype *out);
+/* --if CMP:VALUE: parses CMP into *cmp and points *value at VALUE's text
+ * (parsed later, once the input's dtype is known). Usage error otherwise. */
+int cli_parse_if_option(const char *text, gp_cmp *cmp, const char **value);
 int cli_parse_op_option(const char *text, const char *option, gp_op *out);
 int cli_parse_int64_option(const char *text, const char *option, int64_t min, int64_t max,
                            int64_t *out);

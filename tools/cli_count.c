@@ -12,22 +12,6 @@ static const cli_opt count_opts[] = {
     {NULL, 0, NULL, NULL},
 };
 
-/* Splits "CMP:VALUE" and parses CMP; VALUE waits for the input's dtype. */
-static int parse_test(const char *text, gp_cmp *cmp, const char **value)
-{
-    const char *colon = strchr(text, ':');
-    char name[8];
-    size_t len = colon ? (size_t)(colon - text) : 0;
-    if (!colon || len >= sizeof name || !colon[1])
-        return cli_usage_error("--if wants CMP:VALUE, e.g. --if lt:0.5 (CMP: lt le gt ge eq ne), not '%s'", text);
-    memcpy(name, text, len);
-    name[len] = '\0';
-    if (gp_cmp_from_name(name, cmp) != GP_STATUS_OK)
-        return cli_usage_error("--if: unknown comparison '%s' (valid: lt le gt ge eq ne)", name);
-    *value = colon + 1;
-    return CLI_EXIT_OK;
-}
-
 static int count_on_ctx(gp_ctx *ctx, cli_array *a, gp_cmp cmp, const void *value, int64_t *count)
 {
     const gp_dtype t = a->dtype;
@@ -51,7 +35,7 @@ static int run_count(const cli_args *args)
     const char *test = cli_get(args, "if"), *dtype = cli_get(args, "dtype"), *value_text = NULL;
     if (!test) return cli_usage_error("--if CMP:VALUE is required (e.g. --if ge:10)");
     gp_cmp cmp;
-    int rc = parse_test(test, &cmp, &value_text);
+    int rc = cli_parse_if_option(test, &cmp, &value_text);
     gp_dtype text_dtype = (gp_dtype)0;
     if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
     if (rc != CLI_EXIT_OK) return rc;

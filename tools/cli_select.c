@@ -40,22 +40,6 @@ typedef struct sel_request {
     int64_t count; /* the answer */
 } sel_request;
 
-/* Splits "CMP:VALUE" and parses CMP; VALUE waits for the input's dtype. */
-static int parse_test(const char *text, gp_cmp *cmp, const char **value)
-{
-    const char *colon = strchr(text, ':');
-    char name[8];
-    size_t len = colon ? (size_t)(colon - text) : 0;
-    if (!colon || len >= sizeof name || !colon[1])
-        return cli_usage_error("--if wants CMP:VALUE, e.g. --if lt:0.5 (CMP: lt le gt ge eq ne), not '%s'", text);
-    memcpy(name, text, len);
-    name[len] = '\0';
-    if (gp_cmp_from_name(name, cmp) != GP_STATUS_OK)
-        return cli_usage_error("--if: unknown comparison '%s' (valid: lt le gt ge eq ne)", name);
-    *value = colon + 1;
-    return CLI_EXIT_OK;
-}
-
 static gp_status call(gp_ctx *ctx, sel_request *r, const void *in, const uint8_t *flags, void *out)
 {
     int64_t *c = &r->count;
@@ -126,7 +110,7 @@ static int run_kind(const cli_args *args, sel_kind kind)
     if (kind != SEL_STALIN && !flags_path == !test)
         return cli_usage_error("give exactly one of --flags FLAGS and --if CMP:VALUE");
     if (!path) return cli_usage_error("-o FILE is required");
-    int rc = test ? parse_test(test, &r.cmp, &value_text) : CLI_EXIT_OK;
+    int rc = test ? cli_parse_if_option(test, &r.cmp, &value_text) : CLI_EXIT_OK;
     gp_dtype text_dtype = (gp_dtype)0;
     if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
     if (rc != CLI_EXIT_OK) return rc;
