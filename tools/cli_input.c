@@ -105,3 +105,16 @@ int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out)
     free(buf);
     return rc;
 }
+
+int cli_load_op_input(const struct cli_args *args, gp_op *op, gp_dtype *out_t, cli_array *a)
+{
+    const char *out_dtype = cli_get(args, "out-dtype"), *dtype = cli_get(args, "dtype");
+    int rc = cli_parse_op_option(cli_get(args, "op"), "--op", op);
+    gp_dtype text_dtype = (gp_dtype)0;
+    if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
+    if (rc == CLI_EXIT_OK && out_dtype) rc = cli_parse_dtype_option(out_dtype, "--out-dtype", out_t);
+    if (rc != CLI_EXIT_OK) return rc;
+    rc = cli_load_array(args->positional[0], text_dtype, a);
+    if (rc == CLI_EXIT_OK && !out_dtype) *out_t = a->dtype;
+    return rc;
+}

@@ -27,6 +27,13 @@ void cli_array_free(cli_array *a);
  * with .npy input, a non-zero `text_dtype` must match the file's dtype. */
 int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out);
 
+struct cli_args;
+/* For the verbs that apply an op (reduce, scan): parses --op (required and
+ * present: the caller has checked), --dtype for text input and --out-dtype,
+ * then loads the first positional file. *out_t defaults to the input's
+ * dtype. On failure nothing is left allocated. */
+int cli_load_op_input(const struct cli_args *args, gp_op *op, gp_dtype *out_t, cli_array *a);
+
 /* Parsers over a whole file held in memory (`buf` has len + 1 bytes; the
  * parsers may write into it). `name` is used in messages. */
 int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *out);

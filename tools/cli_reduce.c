@@ -71,20 +71,13 @@ static int run_reduce(const cli_args *args)
 {
     reduce_request r;
     memset(&r, 0, sizeof r);
-    const char *op = cli_get(args, "op"), *out_dtype = cli_get(args, "out-dtype"), *dtype = cli_get(args, "dtype");
+    const char *op = cli_get(args, "op");
     if (!op) return cli_usage_error("--op is required (valid: %s)", cli_op_list());
-    int rc = cli_parse_op_option(op, "--op", &r.op);
-    gp_dtype text_dtype = (gp_dtype)0;
-    if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
-    if (rc == CLI_EXIT_OK && out_dtype) rc = cli_parse_dtype_option(out_dtype, "--out-dtype", &r.out_t);
-    if (rc != CLI_EXIT_OK) return rc;
-
     cli_array a;
-    rc = cli_load_array(args->positional[0], text_dtype, &a);
+    int rc = cli_load_op_input(args, &r.op, &r.out_t, &a);
     if (rc != CLI_EXIT_OK) return rc;
     r.in_t = a.dtype;
     r.n = a.n;
-    if (!out_dtype) r.out_t = a.dtype;
 
     gp_ctx *ctx = NULL;
     rc = cli_open_ctx(args->backend, 0, &ctx);

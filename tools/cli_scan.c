@@ -57,24 +57,17 @@ static int run_scan(const cli_args *args)
 {
     scan_request r;
     memset(&r, 0, sizeof r);
-    const char *op = cli_get(args, "op"), *out_dtype = cli_get(args, "out-dtype"), *dtype = cli_get(args, "dtype");
+    const char *op = cli_get(args, "op");
     const char *init = cli_get(args, "init"), *path = cli_get(args, "output");
     r.exclusive = cli_get(args, "exclusive") != NULL;
     if (!op) return cli_usage_error("--op is required (valid: %s)", cli_op_list());
     if (!path) return cli_usage_error("-o FILE is required");
     if (init && !r.exclusive) return cli_usage_error("--init is for the exclusive scan: add --exclusive");
-    int rc = cli_parse_op_option(op, "--op", &r.op);
-    gp_dtype text_dtype = (gp_dtype)0;
-    if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
-    if (rc == CLI_EXIT_OK && out_dtype) rc = cli_parse_dtype_option(out_dtype, "--out-dtype", &r.out_t);
-    if (rc != CLI_EXIT_OK) return rc;
-
     cli_array a;
-    rc = cli_load_array(args->positional[0], text_dtype, &a);
+    int rc = cli_load_op_input(args, &r.op, &r.out_t, &a);
     if (rc != CLI_EXIT_OK) return rc;
     r.in_t = a.dtype;
     r.n = a.n;
-    if (!out_dtype) r.out_t = a.dtype;
     char err[200];
     if (init && cli_parse_value(init, r.out_t, r.init, err, sizeof err) != 0) {
         cli_array_free(&a);
