@@ -8,6 +8,8 @@ extern "C" {
 #endif
 
 int gp_bench_main(int argc, char **argv);
+/* Entry point of `gpuprim ladder` (argv[0] is "ladder"). */
+int gp_ladder_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }

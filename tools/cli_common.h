@@ -53,7 +53,7 @@ typedef struct cli_verb {
 } cli_verb;
 
 extern const cli_verb cli_verb_info, cli_verb_gen, cli_verb_reduce, cli_verb_count, cli_verb_histogram,
-    cli_verb_transpose, cli_verb_demo, cli_verb_bench;
+    cli_verb_transpose, cli_verb_demo, cli_verb_bench, cli_verb_ladder;
 /* cli_scan.c, cli_select.c */
 extern const cli_verb cli_verb_scan, cli_verb_select, cli_verb_partition, cli_verb_stalin;
 

@@ -11,6 +11,7 @@
 static const cli_verb *const verbs[] = {
     &cli_verb_info, &cli_verb_gen, &cli_verb_reduce, &cli_verb_scan, &cli_verb_select, &cli_verb_partition,
     &cli_verb_stalin, &cli_verb_count, &cli_verb_histogram, &cli_verb_transpose, &cli_verb_demo, &cli_verb_bench,
+    &cli_verb_ladder,
 };
 enum { VERB_COUNT = sizeof verbs / sizeof verbs[0] };
 

@@ -1,0 +1,440 @@
+/* `gpuprim ladder NAME [options]`: options, the ladder table, the files. */
+#define _POSIX_C_SOURCE 200809L
+#include "gp_bench.h"
+#include "ladder.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef GPUPRIM_BENCH_CUDA
+extern const gpl_ladder gpl_ladder_reduce, gpl_ladder_transpose, gpl_ladder_atomics, gpl_ladder_stalin;
+static const gpl_ladder *const ladders[] = {&gpl_ladder_reduce, &gpl_ladder_transpose, &gpl_ladder_atomics,
+                                            &gpl_ladder_stalin};
+enum { NLADDERS = sizeof ladders / sizeof ladders[0] };
+#else
+static const gpl_ladder *const *const ladders = NULL;
+enum { NLADDERS = 0 };
+#endif
+/* Every name, also in builds without CUDA, so that they can say why not. */
+static const char *const ladder_names[] = {"reduce", "transpose", "atomics", "stalin"};
+enum { NNAMES = sizeof ladder_names / sizeof ladder_names[0] };
+
+/* ----------------------------------------------------------------- report */
+
+struct gpl_report {
+    gpl_row *v;
+    int n, cap;
+};
+
+int gpl_report_add(gpl_report *rep, const gpl_row *r)
+{
+    if (rep->n == rep->cap) {
+        int cap = rep->cap ? 2 * rep->cap : 64;
+        gpl_row *v = realloc(rep->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            fprintf(stderr, "gpuprim ladder: out of host memory\n");
+            return GPB_ERROR;
+        }
+        rep->v = v, rep->cap = cap;
+    }
+    rep->v[rep->n++] = *r;
+    return GPB_OK;
+}
+
+void gpl_row_init(gpl_row *r, const char *section, const char *rung, const char *config, int64_t n)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->section, sizeof r->section, "%s", section ? section : "");
+    snprintf(r->rung, sizeof r->rung, "%s", rung ? rung : "");
+    snprintf(r->config, sizeof r->config, "%s", config ? config : "");
+    r->n = n;
+    r->pct_peak = r->pct_ceiling = r->ratio = NAN;
+    r->check = GPL_CHECK_NONE;
+}
+
+double gpl_gbs(const gpl_row *r)
+{
+    return r->bytes > 0 && r->t.measured && r->t.med_us > 0 ? r->bytes / (r->t.med_us * 1e3) : NAN;
+}
+
+static const char *check_name(gpl_check c)
+{
+    switch (c) {
+    case GPL_CHECK_OK: return "ok";
+    case GPL_CHECK_WRONG: return "WRONG";
+    case GPL_CHECK_RACY: return "racy";
+    default: return "-";
+    }
+}
+
+static void put_num(int width, int decimals, double v)
+{
+    if (isnan(v)) printf(" %*s", width, "-");
+    else printf(" %*.*f", width, decimals, v);
+}
+
+void gpl_print_rows(const char *title, const gpl_row *rows, int nrows)
+{
+    int has_peak = 0, has_ceil = 0, has_ratio = 0, has_cfg = 0;
+    for (int i = 0; i < nrows; i++) {
+        has_peak |= !isnan(rows[i].pct_peak);
+        has_ceil |= !isnan(rows[i].pct_ceiling);
+        has_ratio |= !isnan(rows[i].ratio);
+        has_cfg |= rows[i].config[0] != 0;
+    }
+    printf("\n%s\n", title);
+    printf("%-22s", "implementation");
+    if (has_cfg) printf(" %-14s", "config");
+    printf(" %12s %12s %9s", "n", "time us", "GB/s");
+    if (has_peak) printf(" %6s", "%peak");
+    if (has_ceil) printf(" %6s", "%ceil");
+    if (has_ratio) printf(" %8s", "ratio");
+    printf(" %6s\n", "check");
+    for (int i = 0; i < nrows; i++) {
+        const gpl_row *r = &rows[i];
+        char nb[40];
+        if (r->rows > 0) snprintf(nb, sizeof nb, "%lldx%lld", (long long)r->rows, (long long)r->cols);
+        else gpb_fmt_n(r->n, nb, sizeof nb);
+        printf("%-22s", r->rung);
+        if (has_cfg) printf(" %-14s", r->config);
+        printf(" %12s", nb);
+        put_num(12, 2, r->t.measured ? r->t.med_us : NAN);
+        put_num(9, 1, gpl_gbs(r));
+        if (has_peak) put_num(6, 1, r->pct_peak);
+        if (has_ceil) put_num(6, 1, r->pct_ceiling);
+        if (has_ratio) put_num(8, 2, r->ratio);
+        printf(" %6s", check_name(r->check));
+        if (r->note[0]) printf("  %s", r->note);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+double gpl_peak_gbs(const gpb_env *env)
+{
+    gp_device_info d;
+    if (gp_device_get_info(env->opts.device, &d) != GP_STATUS_OK) return 0;
+    return d.peak_bandwidth_gbs;
+}
+
+/* ------------------------------------------------------------------ files */
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (!isnan(v)) fprintf(f, "%.6g", v);
+}
+
+static int finish_file(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "gpuprim ladder: error writing %s\n", path);
+        return GPB_ERROR;
+    }
+    return GPB_OK;
+}
+
+static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *m, const gpb_opts *o,
+                     const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gpuprim ladder: cannot write %s\n", path);
+        return GPB_ERROR;
+    }
+    fputs("ladder,section,rung,config,n,rows,cols,runs,time_us,min_us,max_us,bytes,gbs,pct_peak,pct_ceiling,"
+          "ratio,check,note,device,driver,runtime,peer_version,gpuprim_version,commit,build_flags,date\n",
+          f);
+    for (int i = 0; i < rep->n; i++) {
+        const gpl_row *r = &rep->v[i];
+        csv_str(f, ladder), fputc(',', f);
+        csv_str(f, r->section), fputc(',', f);
+        csv_str(f, r->rung), fputc(',', f);
+        csv_str(f, r->config);
+        fprintf(f, ",%lld,%lld,%lld,%d,", (long long)r->n, (long long)r->rows, (long long)r->cols,
+                r->t.measured ? o->runs : 0);
+        csv_num(f, r->t.measured ? r->t.med_us : NAN), fputc(',', f);
+        csv_num(f, r->t.measured ? r->t.min_us : NAN), fputc(',', f);
+        csv_num(f, r->t.measured ? r->t.max_us : NAN), fputc(',', f);
+        csv_num(f, r->bytes > 0 ? r->bytes : NAN), fputc(',', f);
+        csv_num(f, gpl_gbs(r)), fputc(',', f);
+        csv_num(f, r->pct_peak), fputc(',', f);
+        csv_num(f, r->pct_ceiling), fputc(',', f);
+        csv_num(f, r->ratio), fputc(',', f);
+        fprintf(f, "%s,", check_name(r->check));
+        const char *fields[] = {r->note, m->device, m->driver, m->runtime, m->peer_version,
+                                m->gpuprim_version, m->commit, m->build_flags, m->date};
+        for (size_t j = 0; j < sizeof fields / sizeof *fields; j++) {
+            if (j) fputc(',', f);
+            csv_str(f, fields[j]);
+        }
+        fputc('\n', f);
+    }
+    return finish_file(f, path);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+        if (*u == '"' || *u == '\\') fprintf(f, "\\%c", *u);
+        else if (*u < 0x20) fprintf(f, "\\u%04x", *u);
+        else fputc(*u, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, const char *key, double v)
+{
+    fprintf(f, ", \"%s\": ", key);
+    if (isnan(v) || isinf(v)) fputs("null", f);
+    else fprintf(f, "%.6g", v);
+}
+
+static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta *m, const gpb_opts *o,
+                      const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gpuprim ladder: cannot write %s\n", path);
+        return GPB_ERROR;
+    }
+    const char *keys[] = {"ladder", "device", "driver", "runtime", "peer_version", "gpuprim_version", "commit",
+                          "build_flags", "date"};
+    const char *vals[] = {ladder, m->device, m->driver, m->runtime, m->peer_version, m->gpuprim_version,
+                          m->commit, m->build_flags, m->date};
+    fputs("{\n  \"meta\": {", f);
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        fprintf(f, "%s\n    \"%s\": ", k ? "," : "", keys[k]);
+        json_str(f, vals[k]);
+    }
+    fprintf(f, ",\n    \"parallelism\": %d, \"runs\": %d, \"warmup\": %d, \"seed\": %llu\n  },\n  \"rows\": [",
+            m->parallelism, o->runs, o->warmup, (unsigned long long)o->seed);
+    for (int i = 0; i < rep->n; i++) {
+        const gpl_row *r = &rep->v[i];
+        fputs(i ? ",\n    {\"section\": " : "\n    {\"section\": ", f);
+        json_str(f, r->section);
+        fputs(", \"rung\": ", f), json_str(f, r->rung);
+        fputs(", \"config\": ", f), json_str(f, r->config);
+        fprintf(f, ", \"n\": %lld", (long long)r->n);
+        if (r->rows > 0) fprintf(f, ", \"rows\": %lld, \"cols\": %lld", (long long)r->rows, (long long)r->cols);
+        json_num(f, "time_us", r->t.measured ? r->t.med_us : NAN);
+        json_num(f, "min_us", r->t.measured ? r->t.min_us : NAN);
+        json_num(f, "max_us", r->t.measured ? r->t.max_us : NAN);
+        json_num(f, "bytes", r->bytes > 0 ? r->bytes : NAN);
+        json_num(f, "gbs", gpl_gbs(r));
+        json_num(f, "pct_peak", r->pct_peak);
+        json_num(f, "pct_ceiling", r->pct_ceiling);
+        json_num(f, "ratio", r->ratio);
+        fprintf(f, ", \"check\": \"%s\", \"note\": ", check_name(r->check));
+        json_str(f, r->note);
+        fputc('}', f);
+    }
+    fputs("\n  ]\n}\n", f);
+    return finish_file(f, path);
+}
+
+/* ---------------------------------------------------------------- options */
+
+static void usage(FILE *f)
+{
+    fputs("usage: gpuprim ladder NAME [options]\n"
+          "The seed articles' experiments on the present GPU, each rung checked against a\n"
+          "serial reference and timed in the same run as gpuprim and its best peer.\n"
+          "ladders:\n",
+          f);
+    for (int i = 0; i < NLADDERS; i++) fprintf(f, "  %-10s %s\n", ladders[i]->name, ladders[i]->about);
+    if (NLADDERS == 0) fputs("  reduce, transpose, atomics, stalin (need a CUDA build; this one has none)\n", f);
+    fputs("options:\n"
+          "  --device N               CUDA device (default 0)\n"
+          "  --runs N                 timed calls per rung (default 20)\n"
+          "  --warmup N               untimed calls before them (default 3)\n"
+          "  --seed N                 input seed (default 1)\n"
+          "  --sizes LIST             replace the ladder's default sizes (e.g. 1000,2^20)\n"
+          "  --check                  check every rung at small and boundary sizes, no timing\n"
+          "  --csv FILE, --json FILE  also write the rows for programs\n"
+          "Exit status: 0; 1 if a rung disagreed with the reference (the racy rung of the\n"
+          "atomics ladder excepted: its variance is the point); 2 on a usage or runtime error.\n",
+          f);
+}
+
+static int bad(const char *fmt, const char *what)
+{
+    fprintf(stderr, "gpuprim ladder: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see gpuprim ladder --help)\n");
+    return GPB_ERROR;
+}
+
+static int parse_ll(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_sizes(const char *s, gpl_opts *o)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", s);
+    o->nsizes = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long long v;
+        int ok = !strncmp(tok, "2^", 2) ? parse_ll(tok + 2, 0, 40, &v) && (v = 1LL << v, 1)
+                                         : parse_ll(tok, 1, INT64_C(1) << 40, &v);
+        if (!ok) return bad("--sizes: cannot parse '%s'", tok);
+        if (o->nsizes == (int)(sizeof o->sizes / sizeof o->sizes[0])) return bad("%s", "--sizes: too many items");
+        o->sizes[o->nsizes++] = v;
+    }
+    if (o->nsizes == 0) return bad("%s", "--sizes: empty list");
+    return GPB_OK;
+}
+
+typedef struct args {
+    const char *name, *csv, *json;
+    int device, runs, warmup;
+    unsigned long long seed;
+    gpl_opts o;
+} args;
+
+enum { HELP_SHOWN = -1 };
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->runs = 20, a->warmup = 3, a->seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
+            usage(stdout);
+            return HELP_SHOWN;
+        }
+        if (opt[0] != '-') {
+            if (a->name) return bad("unexpected argument '%s'", opt);
+            a->name = opt;
+            continue;
+        }
+        if (!strcmp(opt, "--check")) {
+            a->o.check_only = 1;
+            continue;
+        }
+        static const char *const known[] = {"--device", "--runs", "--warmup", "--seed", "--sizes", "--csv", "--json"};
+        char name[64];
+        const char *val = strchr(opt, '=');
+        if (val) {
+            snprintf(name, sizeof name, "%.*s", (int)(val - opt), opt);
+            val++;
+        } else {
+            snprintf(name, sizeof name, "%s", opt);
+        }
+        int is_known = 0;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++) is_known |= !strcmp(name, known[k]);
+        if (!is_known) return bad("unknown option '%s'", name);
+        if (!val) {
+            if (i + 1 >= argc) return bad("%s needs a value", opt);
+            val = argv[++i];
+        }
+        long long v;
+        if (!strcmp(name, "--device")) {
+            if (!parse_ll(val, 0, 1024, &v)) return bad("bad --device '%s'", val);
+            a->device = (int)v;
+        } else if (!strcmp(name, "--runs")) {
+            if (!parse_ll(val, 1, 100000, &v)) return bad("bad --runs '%s'", val);
+            a->runs = (int)v;
+        } else if (!strcmp(name, "--warmup")) {
+            if (!parse_ll(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
+            a->warmup = (int)v;
+        } else if (!strcmp(name, "--seed")) {
+            if (!parse_ll(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
+            a->seed = (unsigned long long)v;
+        } else if (!strcmp(name, "--sizes")) {
+            if (parse_sizes(val, &a->o) != GPB_OK) return GPB_ERROR;
+        } else if (!strcmp(name, "--csv")) {
+            a->csv = val;
+        } else if (!strcmp(name, "--json")) {
+            a->json = val;
+        }
+    }
+    if (!a->name) {
+        usage(stderr);
+        return GPB_ERROR;
+    }
+    return GPB_OK;
+}
+
+int gp_ladder_main(int argc, char **argv)
+{
+    args a;
+    int prc = parse_args(argc, argv, &a);
+    if (prc == HELP_SHOWN) return GPB_OK;
+    if (prc != GPB_OK) return GPB_ERROR;
+    const gpl_ladder *l = NULL;
+    for (int i = 0; i < NLADDERS; i++)
+        if (!strcmp(ladders[i]->name, a.name)) l = ladders[i];
+    if (!l) {
+        for (int i = 0; i < NNAMES; i++)
+            if (!strcmp(ladder_names[i], a.name)) {
+                fprintf(stderr, "gpuprim ladder: the %s ladder runs on the GPU; this build has no CUDA backend\n",
+                        a.name);
+                return GPB_ERROR;
+            }
+        return bad("unknown ladder '%s'", a.name);
+    }
+
+    gpb_env env;
+    memset(&env, 0, sizeof env);
+    env.opts = (gpb_opts){GP_BACKEND_CUDA, a.device, a.runs, a.warmup, a.seed};
+    gp_status st = gp_ctx_create(&env.ctx, GP_BACKEND_CUDA, a.device);
+    if (st != GP_STATUS_OK) {
+        char detail[256] = "";
+        gp_backend_probe(GP_BACKEND_CUDA, detail, sizeof detail);
+        fprintf(stderr, "gpuprim ladder: no usable GPU (device %d): %s%s%s\n", a.device, gp_status_name(st),
+                detail[0] ? ": " : "", detail);
+        return GPB_ERROR;
+    }
+    /* Only CUDA builds have ladders (l != NULL), so the runtime is there. */
+    snprintf(env.meta.backend, sizeof env.meta.backend, "cuda");
+    gpb_meta_common(&env.meta);
+    int rc = GPB_ERROR;
+#ifdef GPUPRIM_BENCH_CUDA
+    rc = gpb_cuda_runtime.init(&env);
+#endif
+    if (rc == GPB_OK) {
+        gpl_report rep = {0};
+        printf("gpuprim ladder %s: %s, gpuprim %s, commit %s%s\n", l->name, env.meta.device,
+               env.meta.gpuprim_version, env.meta.commit, a.o.check_only ? " (checks only)" : "");
+        rc = l->run(&env, &a.o, &rep);
+        if (rc == GPB_CHECK_FAILED)
+            fprintf(stderr, "\ngpuprim ladder: CHECK FAILED: a rung gave a wrong answer (lines above)\n");
+        if (rc != GPB_ERROR && a.csv && write_csv(&rep, l->name, &env.meta, &env.opts, a.csv) != GPB_OK)
+            rc = GPB_ERROR;
+        if (rc != GPB_ERROR && a.json && write_json(&rep, l->name, &env.meta, &env.opts, a.json) != GPB_OK)
+            rc = GPB_ERROR;
+        free(rep.v);
+#ifdef GPUPRIM_BENCH_CUDA
+        gpb_cuda_runtime.fini(&env);
+#endif
+    }
+    gp_ctx_free(env.ctx);
+    return rc;
+}
