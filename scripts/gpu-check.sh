@@ -61,6 +61,16 @@ for t in $(cd $build/tests && ls test_* 2>/dev/null | grep -v large); do
     "$build/tests/$t" --backend cuda --quick || san_ok=1
 done
 
+# The seed ladders' --check runs (every rung against the reference) under
+# both tools. Racecheck leaves out seed 004's published kernel, whose shared-
+# memory race is the point of its rung (GPUPRIM_LADDER_NO_RACE=1).
+for l in reduce transpose atomics stalin; do
+  step "memcheck-ladder-$l" compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check full \
+    --report-api-errors no ./$build/gpuprim ladder $l --check || san_ok=1
+  step "racecheck-ladder-$l" env GPUPRIM_LADDER_NO_RACE=1 compute-sanitizer --tool racecheck \
+    --error-exitcode 9 ./$build/gpuprim ladder $l --check || san_ok=1
+done
+
 step demo ./$build/gpuprim demo
 if [ $bench -eq 1 ]; then
   step bench-reduce ./$build/gpuprim bench reduce --csv "$out/bench-reduce.csv" \

@@ -88,6 +88,44 @@ inline unsigned __match_any_sync(unsigned, int v)
 }
 
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+
+/* The SIMD compares: each of the word's 32/W lanes of W bits, compared as
+ * L (a W-bit integer type), all ones where true. */
+template <class L, class F>
+inline unsigned gp_emu_vcmp(unsigned a, unsigned b, F f)
+{
+    constexpr int W = 8 * sizeof(L);
+    constexpr unsigned lane = W == 32 ? ~0u : (1u << W) - 1;
+    unsigned r = 0;
+    for (int k = 0; k < 32; k += W) {
+        L x = (L)((a >> k) & lane), y = (L)((b >> k) & lane);
+        if (f(x, y)) r |= lane << k;
+    }
+    return r;
+}
+#define GP_EMU_VCMP(name, L, expr) \
+    inline unsigned name(unsigned a, unsigned b) { return gp_emu_vcmp<L>(a, b, [](L x, L y) { return expr; }); }
+GP_EMU_VCMP(__vcmpltu4, uint8_t, x < y)
+GP_EMU_VCMP(__vcmpleu4, uint8_t, x <= y)
+GP_EMU_VCMP(__vcmpgtu4, uint8_t, x > y)
+GP_EMU_VCMP(__vcmpgeu4, uint8_t, x >= y)
+GP_EMU_VCMP(__vcmplts4, int8_t, x < y)
+GP_EMU_VCMP(__vcmples4, int8_t, x <= y)
+GP_EMU_VCMP(__vcmpgts4, int8_t, x > y)
+GP_EMU_VCMP(__vcmpges4, int8_t, x >= y)
+GP_EMU_VCMP(__vcmpeq4, uint8_t, x == y)
+GP_EMU_VCMP(__vcmpne4, uint8_t, x != y)
+GP_EMU_VCMP(__vcmpltu2, uint16_t, x < y)
+GP_EMU_VCMP(__vcmpleu2, uint16_t, x <= y)
+GP_EMU_VCMP(__vcmpgtu2, uint16_t, x > y)
+GP_EMU_VCMP(__vcmpgeu2, uint16_t, x >= y)
+GP_EMU_VCMP(__vcmplts2, int16_t, x < y)
+GP_EMU_VCMP(__vcmples2, int16_t, x <= y)
+GP_EMU_VCMP(__vcmpgts2, int16_t, x > y)
+GP_EMU_VCMP(__vcmpges2, int16_t, x >= y)
+GP_EMU_VCMP(__vcmpeq2, uint16_t, x == y)
+GP_EMU_VCMP(__vcmpne2, uint16_t, x != y)
+#undef GP_EMU_VCMP
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 
 inline unsigned atomicAdd(unsigned *p, unsigned v)
