@@ -18,6 +18,7 @@
  * gpuprim keeps its order, so that part is compared reversed).
  */
 #include "bench_cuda.cuh"
+#include "bench_filter_pipeline.cuh"
 
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_scan.cuh>
@@ -33,9 +34,7 @@
 struct cub_min {
     template <class T> __device__ T operator()(T a, T b) const { return b < a ? b : a; }
 };
-struct cub_max {
-    template <class T> __device__ T operator()(T a, T b) const { return b > a ? b : a; }
-};
+using cub_max = gpb_max_op;
 struct cub_prod {
     template <class T> __device__ T operator()(T a, T b) const { return a * b; }
 };
@@ -53,14 +52,6 @@ struct below {
     T mid;
     __device__ bool operator()(const T &x) const { return x < mid; }
 };
-
-/* Seed 002's middle step: a survivor equals the running maximum at its place. */
-template <class T>
-__global__ void survive_flags_kernel(const T *in, const T *running_max, int64_t n, uint8_t *flags)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        flags[i] = in[i] == running_max[i];
-}
 
 /* Flags after each slice's input: 1 with probability 1/2, from the hash. */
 __global__ void fill_flags_kernel(unsigned char *base, size_t stride, size_t offset, int64_t n, int64_t total,
@@ -183,7 +174,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     const size_t copy_bytes = (size_t)((pt->bytes_read + pt->bytes_written) / 2); /* a copy moves 2x */
 
     /* CUB's scratch first: it counts toward what must fit. */
-    size_t temp_bytes = 0, temp2 = 0;
+    size_t temp_bytes = 0;
     T mid;
     if constexpr (std::is_floating_point_v<T>) mid = (T)0.5;
     else if constexpr (std::is_signed_v<T>) mid = 0;
@@ -198,9 +189,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     case K_SELECT_IF: GPB_CU(cub::DeviceSelect::If(nullptr, temp_bytes, nt, no, nc, n, below<T>{mid}, rt->stream)); break;
     case K_PARTITION: GPB_CU(cub::DevicePartition::Flagged(nullptr, temp_bytes, nt, nf, no, nc, n, rt->stream)); break;
     default:
-        GPB_CU(cub::DeviceScan::InclusiveScan(nullptr, temp_bytes, nt, no, cub_max{}, n, rt->stream));
-        GPB_CU(cub::DevicePartition::Flagged(nullptr, temp2, nt, nf, no, nc, n, rt->stream));
-        if (temp2 > temp_bytes) temp_bytes = temp2;
+        if (gpb_filter_pipeline_temp_bytes<T>(n, &temp_bytes, rt->stream) != GPB_OK) return GPB_ERROR;
         break;
     }
     size_t extra = temp_bytes + 3 * data + (filter ? data + (size_t)n : 0) + copy_bytes + 4096;
@@ -274,15 +263,9 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
             if (st != GP_STATUS_OK) return gp_fail(env, "gp_filter_running_max(cpu)", s, st);
             break;
         }
-        default: { /* seed 002: running max, survive flags, partition by them */
-            GPB_CU(cub::DeviceScan::InclusiveScan(b->cub_temp, tb, x, (T *)b->tmp, cub_max{}, n, rt->stream));
-            survive_flags_kernel<T><<<rt->sm_count * 8, 256, 0, rt->stream>>>(x, (const T *)b->tmp, n, b->filter_flags);
-            GPB_CU(cudaGetLastError());
-            tb = temp_bytes;
-            GPB_CU(cub::DevicePartition::Flagged(b->cub_temp, tb, x, b->filter_flags, peer_out, cub_count, n,
-                                                 rt->stream));
-            break;
-        }
+        default: /* seed 002: running max, survive flags, partition by them */
+            return gpb_filter_pipeline_run<T>(b->cub_temp, temp_bytes, x, n, (T *)b->tmp, b->filter_flags, peer_out,
+                                              cub_count, rt->sm_count * 8, rt->stream);
         }
         return GPB_OK;
     };
