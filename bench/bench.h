@@ -226,11 +226,21 @@ gpb_report *gpb_report_new(void);
 void gpb_report_free(gpb_report *r);
 /* Records one point (its rows go to the files). GPB_ERROR if out of memory. */
 int gpb_report_add(gpb_report *r, const gpb_case *c, const gpb_point *pt);
+/* The records in the order added, for the plot. */
+int gpb_report_size(const gpb_report *r);
+const gpb_case *gpb_report_case(const gpb_report *r, int i);
+const gpb_point *gpb_report_point(const gpb_report *r, int i);
+/* GB/s of one implementation at a point (bytes / median), NAN if not run. */
+double gpb_point_gbs(const gpb_point *p, const gpb_time *t);
 /* Table of all points of one dtype, then the verdict line. */
 void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts, int npts);
 /* GPB_OK or GPB_ERROR (the file could not be written; reason printed). */
 int gpb_write_csv(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
 int gpb_write_json(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
+/* `--plot`: 1 if this build can write PNG (libpng); the chart of every
+ * series in the report as one PNG page (bench_plot.c). */
+int gpb_plot_available(void);
+int gpb_write_plot(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
 
 #ifdef __cplusplus
 }

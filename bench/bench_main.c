@@ -1,4 +1,4 @@
-/* `gpuprim bench CASE [options]`: options, the case table, the sweep. */
+/* `gpuprim bench CASE[,CASE...]|all [options]`: options, the case table, the sweep. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include "gp_bench.h"
@@ -59,24 +59,27 @@ typedef struct args {
     int64_t shapes[MAX_LIST][2]; /* --shapes, for 2-D cases */
     int nshapes;
     int dtypes_given;
-    const char *csv, *json;
+    const char *csv, *json, *plot;
 } args;
 
 static void usage(FILE *f)
 {
-    fputs("usage: gpuprim bench CASE [options]\n"
+    fputs("usage: gpuprim bench CASE[,CASE...]|all [options]\n"
           "cases: reduce, transpose; on cuda also count, histogram, histogram-one-bin,\n"
           "       histogram-2^20, histogram-edges, scan, select, select-if, partition,\n"
-          "       filter, filter-ascending, filter-vs-cpu\n"
+          "       filter, filter-ascending, filter-vs-cpu; all: every case of the backend\n"
           "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
-          "streaming-read ceiling over the same bytes, all in the same run.\n"
+          "streaming-read ceiling over the same bytes, all in the same run. Several cases\n"
+          "run one after the other in one process, each with its own default dtypes and\n"
+          "sizes unless the options below say otherwise; the files hold every row.\n"
           "  --backend auto|cpu|cuda  backend to measure (auto: cuda when a GPU is usable)\n"
           "  --device N               CUDA device (default 0)\n"
           "  --dtype LIST             comma-separated dtypes (default i32,f32,f64,u8)\n"
           "  --op LIST                comma-separated ops (default sum)\n"
           "  --min-log2 K             smallest size of the sweep, 2^K (default 10)\n"
           "  --max-log2 K             largest, reached in steps of 2 and always included\n"
-          "                           (default 30 on cuda, 27 on cpu; -1: only --sizes)\n"
+          "                           (default 30 on cuda, 27 on cpu; -1: only --sizes; with\n"
+          "                           several cases it lowers each case's default, never raises it)\n"
           "  --sizes LIST             extra sizes, e.g. 1000,2^20,100000000\n"
           "  --shapes LIST            2-D cases (transpose): ROWSxCOLS items instead of sizes\n"
           "                           (default 1920x1080,8192x8192,16384x16384,30000x7,7x30000;\n"
@@ -85,8 +88,11 @@ static void usage(FILE *f)
           "  --warmup N               untimed calls before them (default 3)\n"
           "  --seed N                 input seed (default 1)\n"
           "  --csv FILE, --json FILE  also write the results for programs\n"
-          "Exit status: 0, 1 if gpuprim disagreed with the peer (CHECK FAILED),\n"
-          "2 on a usage or runtime error. Missed targets do not change it.\n",
+          "  --plot FILE.png          also draw GB/s against n (log axes), one panel per\n"
+          "                           case, op and dtype, all on one page (needs libpng)\n"
+          "Exit status: 0, 1 if gpuprim disagreed with the peer (CHECK FAILED) in any case,\n"
+          "2 on a usage error or if any case hit a runtime error (the other cases still\n"
+          "run, and the files hold what was measured). Missed targets do not change it.\n",
           f);
 }
 
@@ -187,7 +193,7 @@ static int parse_args(int argc, char **argv, args *a)
         /* --opt=value or --opt value */
         static const char *const known[] = {"--backend", "--device", "--dtype", "--op", "--sizes",
                                             "--min-log2", "--max-log2", "--runs", "--warmup", "--seed",
-                                            "--csv", "--json", "--shapes"};
+                                            "--csv", "--json", "--shapes", "--plot"};
         char name[64];
         const char *val = strchr(opt, '=');
         if (val) {
@@ -238,6 +244,8 @@ static int parse_args(int argc, char **argv, args *a)
             a->csv = val;
         } else if (!strcmp(name, "--json")) {
             a->json = val;
+        } else if (!strcmp(name, "--plot")) {
+            a->plot = val;
         }
         if (rc != GPB_OK) return rc;
     }
@@ -294,7 +302,7 @@ static int case_lists(const gpb_case *c, args *a)
 
 /* Runs one case over every op, dtype and size (2-D cases: shape); returns
  * the exit code. */
-static int run_case(const gpb_case *c, gpb_env *env, const args *a, gpb_report *rep)
+static int run_case(const gpb_case *c, gpb_env *env, const args *a, const char *prefix, gpb_report *rep)
 {
     int64_t sizes[MAX_SIZES];
     int nsizes = c->default_shapes ? a->nshapes : make_sizes(a, c, sizes);
@@ -323,8 +331,9 @@ static int run_case(const gpb_case *c, gpb_env *env, const args *a, gpb_report *
                 } else {
                     s.n = sizes[k];
                 }
-                gpb_progress("bench %s %s %s %s: %s (%d of %d)", c->name, env->meta.backend, gp_op_name(s.op),
-                             gpb_dtype_name(s.dtype), gpb_fmt_point(&s, nb, sizeof nb), k + 1, nsizes);
+                gpb_progress("%sbench %s %s %s %s: %s (%d of %d)", prefix, c->name, env->meta.backend,
+                             gp_op_name(s.op), gpb_dtype_name(s.dtype), gpb_fmt_point(&s, nb, sizeof nb), k + 1,
+                             nsizes);
                 gpb_point *p = &pts[k];
                 memset(p, 0, sizeof *p);
                 p->spec = s;
@@ -348,6 +357,49 @@ static int run_case(const gpb_case *c, gpb_env *env, const args *a, gpb_report *
     return failed ? GPB_CHECK_FAILED : GPB_OK;
 }
 
+/* The cases named by `spec` ("all", or a comma list) for backend b, in the
+ * order given (all: the table's); GPB_ERROR (printed) for a name unknown or
+ * not built for b. */
+static int select_cases(const char *spec, gp_backend b, const gpb_case **out, int *count)
+{
+    *count = 0;
+    if (!strcmp(spec, "all")) {
+        for (int i = 0; i < NCASES; i++)
+            if (cases[i]->backend == b) out[(*count)++] = cases[i];
+        if (*count == 0) return bad("no cases for the %s backend in this build", gp_backend_name(b));
+        return GPB_OK;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const gpb_case *c = NULL;
+        int known = 0;
+        for (int i = 0; i < NCASES; i++) {
+            if (strcmp(cases[i]->name, tok)) continue;
+            known = 1;
+            if (cases[i]->backend == b) c = cases[i];
+        }
+        if (!known) return bad("unknown case '%s'", tok);
+        if (!c) {
+            fprintf(stderr, "gpuprim bench: no %s bench for the %s backend in this build%s\n", tok,
+                    gp_backend_name(b), b == GP_BACKEND_CUDA ? " (built without CUDA)" : "");
+            return GPB_ERROR;
+        }
+        if (*count == NCASES) return bad("%s", "too many cases");
+        out[(*count)++] = c;
+    }
+    if (*count == 0) return bad("%s", "no case named");
+    return GPB_OK;
+}
+
+/* The worse of two exit codes: an error, then a failed check, then OK. */
+static int worse(int x, int y) { return x == GPB_ERROR || y == GPB_ERROR ? GPB_ERROR : x > y ? x : y; }
+
+static const char *rc_word(int rc)
+{
+    return rc == GPB_OK ? "ok" : rc == GPB_CHECK_FAILED ? "CHECK FAILED" : "ERROR";
+}
+
 int gp_bench_main(int argc, char **argv)
 {
     args a;
@@ -355,24 +407,27 @@ int gp_bench_main(int argc, char **argv)
     if (prc == HELP_SHOWN) return GPB_OK;
     if (prc != GPB_OK) return GPB_ERROR;
     gp_backend b = resolve_backend(a.backend);
-    const gpb_case *c = NULL;
-    int known = 0;
-    for (int i = 0; i < NCASES; i++) {
-        if (strcmp(cases[i]->name, a.case_name)) continue;
-        known = 1;
-        if (cases[i]->backend == b) c = cases[i];
-    }
-    if (!known) return bad("unknown case '%s'", a.case_name);
-    if (!c) {
-        fprintf(stderr, "gpuprim bench: no %s bench for the %s backend in this build%s\n", a.case_name,
-                gp_backend_name(b), b == GP_BACKEND_CUDA ? " (built without CUDA)" : "");
+    const gpb_case *sel[NCASES];
+    int nsel;
+    if (select_cases(a.case_name, b, sel, &nsel) != GPB_OK) return GPB_ERROR;
+    if (a.plot && !gpb_plot_available()) {
+        fprintf(stderr, "gpuprim bench: --plot: this gpuprim was built without libpng, so it cannot write PNG "
+                        "plots\n");
         return GPB_ERROR;
     }
 
-    int64_t sizes[MAX_SIZES];
-    if (case_lists(c, &a) != GPB_OK) return GPB_ERROR;
-    if (!c->default_shapes && make_sizes(&a, c, sizes) == 0)
-        return bad("%s", "no sizes to run (check --min-log2, --max-log2, --sizes)");
+    /* Every case's lists are checked before anything runs. */
+    static args per_case[NCASES];
+    for (int i = 0; i < nsel; i++) {
+        int64_t sizes[MAX_SIZES];
+        per_case[i] = a;
+        /* With several cases --max-log2 lowers each case's own top, never
+         * raises it: filter-vs-cpu stays at 2^24 in `all --max-log2 28`. */
+        if (nsel > 1 && a.max_log2 > sel[i]->default_max_log2) per_case[i].max_log2 = sel[i]->default_max_log2;
+        if (case_lists(sel[i], &per_case[i]) != GPB_OK) return GPB_ERROR;
+        if (!sel[i]->default_shapes && make_sizes(&per_case[i], sel[i], sizes) == 0)
+            return bad("%s", "no sizes to run (check --min-log2, --max-log2, --sizes)");
+    }
 
     gpb_env env;
     memset(&env, 0, sizeof env);
@@ -395,15 +450,36 @@ int gp_bench_main(int argc, char **argv)
     gpb_report *rep = rc == GPB_OK ? gpb_report_new() : NULL;
     if (rc == GPB_OK && !rep) rc = GPB_ERROR;
     if (rc == GPB_OK) {
-        printf("gpuprim bench %s: %s, %s backend, gpuprim %s, commit %s\n", c->name, env.meta.device,
+        char names[512] = "";
+        for (int i = 0; i < nsel; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "," : "", sel[i]->name);
+        printf("gpuprim bench %s: %s, %s backend, gpuprim %s, commit %s\n", names, env.meta.device,
                env.meta.backend, env.meta.gpuprim_version, env.meta.commit);
-        rc = run_case(c, &env, &a, rep);
+        int case_rc[NCASES];
+        double case_s[NCASES];
+        for (int i = 0; i < nsel; i++) {
+            char prefix[32] = "";
+            if (nsel > 1) {
+                snprintf(prefix, sizeof prefix, "[%d/%d] ", i + 1, nsel);
+                printf("\n==== case %s (%d of %d)\n", sel[i]->name, i + 1, nsel);
+            }
+            double t0 = gpb_now_us();
+            /* A case that fails does not stop the others. */
+            case_rc[i] = run_case(sel[i], &env, &per_case[i], prefix, rep);
+            case_s[i] = (gpb_now_us() - t0) * 1e-6;
+            rc = worse(rc, case_rc[i]);
+        }
+        if (nsel > 1) {
+            printf("\nbench summary (%s):\n", env.meta.device);
+            for (int i = 0; i < nsel; i++) printf("  %-18s %-12s %7.1f s\n", sel[i]->name, rc_word(case_rc[i]), case_s[i]);
+        }
         if (rc == GPB_CHECK_FAILED)
             fprintf(stderr, "\ngpuprim bench: CHECK FAILED: gpuprim gave wrong results (lines above)\n");
-        /* The files are written even after a failed check: they mark it. */
-        if (rc != GPB_ERROR && a.csv && gpb_write_csv(rep, &env.meta, &env.opts, a.csv) != GPB_OK) rc = GPB_ERROR;
-        if (rc != GPB_ERROR && a.json && gpb_write_json(rep, &env.meta, &env.opts, a.json) != GPB_OK)
-            rc = GPB_ERROR;
+        /* The files are written whatever happened: they mark failed checks,
+         * and an error leaves out only what it stopped. */
+        if (a.csv && gpb_write_csv(rep, &env.meta, &env.opts, a.csv) != GPB_OK) rc = GPB_ERROR;
+        if (a.json && gpb_write_json(rep, &env.meta, &env.opts, a.json) != GPB_OK) rc = GPB_ERROR;
+        if (a.plot && gpb_write_plot(rep, &env.meta, &env.opts, a.plot) != GPB_OK) rc = GPB_ERROR;
         rt->fini(&env);
     }
     gpb_report_free(rep);

@@ -39,11 +39,15 @@ int gpb_report_add(gpb_report *r, const gpb_case *c, const gpb_point *pt)
     return GPB_OK;
 }
 
+int gpb_report_size(const gpb_report *r) { return r->n; }
+const gpb_case *gpb_report_case(const gpb_report *r, int i) { return r->v[i].c; }
+const gpb_point *gpb_report_point(const gpb_report *r, int i) { return &r->v[i].pt; }
+
 /* ------------------------------------------------------- derived numbers */
 
 static double total_bytes(const gpb_point *p) { return p->bytes_read + p->bytes_written; }
 
-static double gbs(const gpb_point *p, const gpb_time *t)
+double gpb_point_gbs(const gpb_point *p, const gpb_time *t)
 {
     return t->measured && t->med_us > 0 ? total_bytes(p) / (t->med_us * 1e3) : NAN;
 }
@@ -86,12 +90,12 @@ void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts
         char nb[32];
         printf("%12s", gpb_fmt_point(&p->spec, nb, sizeof nb));
         put_num(12, 2, p->subject.measured ? p->subject.med_us : NAN);
-        put_num(8, 1, gbs(p, &p->subject));
+        put_num(8, 1, gpb_point_gbs(p, &p->subject));
         put_num(7, 1, pct_ceiling(p, &p->subject));
         put_num(12, 2, p->peer.measured ? p->peer.med_us : NAN);
-        put_num(8, 1, gbs(p, &p->peer));
+        put_num(8, 1, gpb_point_gbs(p, &p->peer));
         put_num(8, 2, ratio_to_peer(p, &p->subject));
-        put_num(10, 1, gbs(p, &p->ceiling));
+        put_num(10, 1, gpb_point_gbs(p, &p->ceiling));
         if (p->check_failed) printf("  CHECK FAILED");
         if (p->note[0]) printf("  %s", p->note);
         printf("\n");
@@ -255,7 +259,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
             csv_num(f, t->measured ? t->med_us : NAN), fputc(',', f);
             csv_num(f, t->measured ? t->min_us : NAN), fputc(',', f);
             csv_num(f, t->measured ? t->max_us : NAN), fputc(',', f);
-            csv_num(f, gbs(p, t)), fputc(',', f);
+            csv_num(f, gpb_point_gbs(p, t)), fputc(',', f);
             csv_num(f, pct_ceiling(p, t)), fputc(',', f);
             csv_num(f, ratio_to_peer(p, t)), fputc(',', f);
             fprintf(f, "%s,", row_status(r, &rows[k]));
@@ -304,6 +308,21 @@ static void json_kv(FILE *f, const char *k, const char *v, int last)
     fputs(last ? "\n" : ",\n", f);
 }
 
+/* The index of the first record of record i's case. */
+static int first_of_case(const gpb_report *rp, int i)
+{
+    int k = 0;
+    while (rp->v[k].c != rp->v[i].c) k++;
+    return k;
+}
+
+static int distinct_cases(const gpb_report *rp)
+{
+    int n = 0;
+    for (int i = 0; i < rp->n; i++) n += first_of_case(rp, i) == i;
+    return n;
+}
+
 int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -321,10 +340,24 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
     json_kv(f, "commit", m->commit, 0);
     json_kv(f, "build_flags", m->build_flags, 0);
     json_kv(f, "date", m->date, 0);
-    if (rp->n) json_kv(f, "about", rp->v[0].c->about ? rp->v[0].c->about : "", 0);
+    if (rp->n && distinct_cases(rp) == 1) json_kv(f, "about", rp->v[0].c->about ? rp->v[0].c->about : "", 0);
     fprintf(f, "    \"parallelism\": %d,\n    \"cache_bytes\": %zu,\n", m->parallelism, m->cache_bytes);
     fprintf(f, "    \"runs\": %d,\n    \"warmup\": %d,\n    \"seed\": %llu\n  },\n", o->runs, o->warmup,
             (unsigned long long)o->seed);
+    /* What each case's implementations are, by name (a run may hold several). */
+    fputs("  \"cases\": {", f);
+    for (int i = 0, k = 0; i < rp->n; i++) {
+        const gpb_case *c = rp->v[i].c;
+        if (first_of_case(rp, i) != i) continue;
+        fputs(k++ ? ",\n    " : "\n    ", f);
+        json_str(f, c->name);
+        fputs(": {\"subject\": ", f), json_str(f, c->subject);
+        fputs(", \"peer\": ", f), json_str(f, c->peer);
+        fputs(", \"ceiling\": ", f), json_str(f, c->ceiling);
+        fputs(", \"about\": ", f), json_str(f, c->about ? c->about : "");
+        fprintf(f, ", \"takes_op\": %s}", c->no_op ? "false" : "true");
+    }
+    fputs("\n  },\n", f);
     fputs("  \"rows\": [", f);
     const char *sep = "\n";
     for (int i = 0; i < rp->n; i++) {
@@ -346,7 +379,7 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
             fputs(", \"time_us\": ", f), json_num(f, t->measured ? t->med_us : NAN);
             fputs(", \"min_us\": ", f), json_num(f, t->measured ? t->min_us : NAN);
             fputs(", \"max_us\": ", f), json_num(f, t->measured ? t->max_us : NAN);
-            fputs(", \"gbs\": ", f), json_num(f, gbs(p, t));
+            fputs(", \"gbs\": ", f), json_num(f, gpb_point_gbs(p, t));
             fputs(", \"pct_ceiling\": ", f), json_num(f, pct_ceiling(p, t));
             fputs(", \"ratio_to_peer\": ", f), json_num(f, ratio_to_peer(p, t));
             if (p->spec.rows > 0)

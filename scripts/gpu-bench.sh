@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Every benchmark of `gpuprim bench` on the GPU, in one call of the device
 # tool: builds the tool (sm_90) unless build-gpu has it, runs each case
-# against its peer and ceiling, and packs text, CSV and JSON into
-# $OUT/gpu-bench.tar.gz. Verdict lines are printed last.
+# against its peer and ceiling, and packs text, CSV, JSON and a plot per case
+# into $OUT/gpu-bench.tar.gz. Verdict lines are printed last. (For
+# docs/RESULTS.md, scripts/gpu-results.sh runs `bench all` and the ladders.)
 #   scripts/gpu-bench.sh [CASE ...]   (default: all)
 set -uo pipefail
 export PATH="/usr/local/cuda/bin:$PATH"
 final=${OUT:-$PWD/gpu-bench-out}
 out=$(mktemp -d /tmp/gpu-bench.XXXXXX)
 mkdir -p "$final"
-build=build-gpu
+build="build-gpu"
 if [ ! -x $build/gpuprim ]; then
   { cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DGPUPRIM_BUILD_TESTS=OFF && cmake --build $build -j "$(nproc)" --target gpuprim; } \
     >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader >"$out/gpu.txt"
+plot=1 # --plot needs libpng, which the device machine may lack
+ldd ./$build/gpuprim 2>/dev/null | grep -q libpng || { plot=0; echo "no libpng: no plots" | tee -a "$out/gpu.txt"; }
 
 # case name, then its arguments (sizes chosen to match the issues' tables)
 cases=(
@@ -41,10 +44,12 @@ for c in "${cases[@]}"; do
   if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $name "* ]]; then continue; fi
   args=${c#"$name"}
   file=$(echo "$name" | tr -c 'A-Za-z0-9\n-' '_')
+  plot_args=()
+  [ $plot -eq 1 ] && plot_args=(--plot "$out/$file.png")
   t0=$(date +%s)
   # shellcheck disable=SC2086
   timeout 240 ./$build/gpuprim bench $name --backend cuda $args \
-    --csv "$out/$file.csv" --json "$out/$file.json" >"$out/$file.txt" 2>&1
+    --csv "$out/$file.csv" --json "$out/$file.json" "${plot_args[@]}" >"$out/$file.txt" 2>&1
   rc=$?
   [ $rc -eq 0 ] || rc_all=1
   echo "bench $name: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$out/summary.txt"
