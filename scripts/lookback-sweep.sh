@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the look-back kernels (scan, select, filter) built with three
 # caps on the look-back's poll sleep (GP_LOOKBACK_MAX_SLEEP_NS in
-# src/cuda/cuda_lookback.cuh), in one device call. Run on the GPU machine.
+# src/cuda/cuda_tuning.h), in one device call. Run on the GPU machine.
 # Result on the H200, 2026-11-22: see docs/perf/scan.md.
 export PATH=/usr/local/cuda/bin:$PATH
 for v in 1024 128 0; do

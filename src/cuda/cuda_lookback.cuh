@@ -47,6 +47,7 @@
 
 #include "cuda_common.cuh" /* the CUDA runtime, error checks */
 #include "cuda_tile.cuh"
+#include "cuda_tuning.h"
 #include "gp_internal.h"
 
 namespace gp_cuda {
@@ -233,12 +234,7 @@ __device__ __forceinline__ ticket take_ticket(const arena &a, unsigned tickets, 
 
 /* ------------------------------------------------------------- look-back */
 
-/* Longest sleep between polls of a predecessor's status. A waiting tile is
- * on the critical path of every tile after it, so long sleeps stretch the
- * chain; 0 polls without sleeping. Build-time knob for measurement. */
-#ifndef GP_LOOKBACK_MAX_SLEEP_NS
-#define GP_LOOKBACK_MAX_SLEEP_NS 1024
-#endif
+/* Sleeps between polls, up to GP_LOOKBACK_MAX_SLEEP_NS (cuda_tuning.h). */
 __device__ __forceinline__ void backoff(unsigned &delay_ns)
 {
     if (GP_LOOKBACK_MAX_SLEEP_NS == 0) return;
@@ -253,40 +249,62 @@ __device__ __forceinline__ void backoff(unsigned &delay_ns)
  * one at `Stop` or above contributes its inclusive value and ends the walk,
  * the ones after it their aggregates. read(slot, tag, at_stop) gives a
  * lane's value: from the tag's payload, or from a value slot (the tag was
- * read with acquire, so the slot is there). Combined in order, older on the
- * left.
+ * read with acquire, so the slot is there). Op is commutative (all ours
+ * are), so the order of combining does not matter.
+ *
+ * A window is kWarp x M predecessors (M = kLookbackTagsPerLane), read in one
+ * round trip: lane l reads offsets j x 32 + l back from the newest, j < M,
+ * as M independent loads. Offsets grow with j, then with the lane, so the
+ * nearest stop is in the lowest j whose ballot has one, at its lowest lane.
  */
 template <class Op, class A, unsigned Need, unsigned Stop, class Read>
 __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_id, unsigned epoch, Read read)
 {
+    constexpr int M = kLookbackTagsPerLane;
     const int lane = threadIdx.x % kWarp;
     A acc = Op::template identity<A>();
-    long long newest = (long long)tile_id - 1; /* lane l looks at newest - l */
+    long long newest = (long long)tile_id - 1; /* lane l, round j: newest - 32 j - l */
     for (;;) {
-        const long long k = newest - lane;
-        unsigned long long tag = 0;
-        unsigned state, stop_mask, upto;
+        unsigned long long tag[M];
+        /* Bit j: round j's status is up to the nearest stop (combine it), is
+         * the stop. Bits, not arrays: the look-back runs beside the tile's
+         * registers, under the block's cap. */
+        unsigned take, at_stop;
+        bool stopped;
         unsigned delay_ns = 32;
         for (;;) {
-            if (k >= 0) {
-                tag = ld_acquire(a.tags + k);
-                state = tag_state(tag, epoch);
-            } else {
-                state = Stop; /* before tile 0: never reached, tile 0 is at Stop */
+#pragma unroll
+            for (int j = 0; j < M; j++) {
+                const long long k = newest - j * kWarp - lane;
+                tag[j] = k >= 0 ? ld_acquire(a.tags + k) : 0ull;
             }
-            stop_mask = __ballot_sync(tile::kFullMask, state >= Stop);
-            upto = stop_mask ? stop_mask ^ (stop_mask - 1) : tile::kFullMask; /* lanes up to the first stop */
-            if ((__ballot_sync(tile::kFullMask, state < Need) & upto) == 0) break;
+            bool waiting = false;
+            take = 0, at_stop = 0, stopped = false;
+#pragma unroll
+            for (int j = 0; j < M; j++) {
+                const bool before_tile0 = newest - j * kWarp - lane < 0; /* never reached: tile 0 is at Stop */
+                const unsigned state = before_tile0 ? Stop : tag_state(tag[j], epoch);
+                const unsigned stops = __ballot_sync(tile::kFullMask, state >= Stop);
+                const unsigned upto = stopped ? 0u : stops ? stops ^ (stops - 1) : tile::kFullMask;
+                waiting = waiting || (__ballot_sync(tile::kFullMask, state < Need) & upto) != 0;
+                stopped = stopped || stops != 0;
+                take |= ((upto >> lane & 1u) && !before_tile0 ? 1u : 0u) << j;
+                at_stop |= (state >= Stop ? 1u : 0u) << j;
+            }
+            if (!waiting) break; /* warp-uniform: made of ballots */
             backoff(delay_ns);
         }
 #ifdef GP_CUDA_EMULATE
-        if (lane == 0) gp_emu_lookback_window(stop_mask, upto);
+        if (lane == 0) gp_emu_lookback_window(stopped ? 1u : 0u, take & 1u && at_stop & 1u ? 1u : 2u);
 #endif
         A v = Op::template identity<A>();
-        if ((upto >> lane & 1u) && k >= 0) v = read((unsigned long long)k, tag, state >= Stop);
+#pragma unroll
+        for (int j = 0; j < M; j++)
+            if (take >> j & 1u)
+                v = Op::apply(v, read((unsigned long long)(newest - j * kWarp - lane), tag[j], (at_stop >> j & 1u) != 0));
         acc = Op::apply(tile::warp_all<Op>(v), acc);
-        if (stop_mask) return acc;
-        newest -= kWarp;
+        if (stopped) return acc;
+        newest -= M * kWarp;
     }
 }
 

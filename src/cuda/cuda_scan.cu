@@ -52,7 +52,9 @@ struct scan_params {
 };
 
 template <class In, class Conv, class A, class S, class Op>
-__global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(sizeof(A))) scan_kernel(const __grid_constant__ scan_params p)
+__global__ void
+    __launch_bounds__(kScanThreads, scan_blocks_per_sm(sizeof(In), sizeof(A), std::is_same_v<Op, tile::op_prod>))
+        scan_kernel(const __grid_constant__ scan_params p)
 {
     constexpr int Items = scan_items(sizeof(In), sizeof(A));
     using L = tile::rows<In, Items>;

@@ -12,12 +12,15 @@
  * Partition. The rejected items go after all the selected ones, in input
  * order, so their place depends on the total selected, which no tile knows
  * until the last one has counted. One launch runs two kinds of task: the
- * first T tickets count (tile j publishes its count and, through the
- * look-back, its inclusive count), the next T tickets write (tile j waits
- * for the inclusive counts of tile T-1, the total, and of tile j, then
- * writes its selected run and its rejected run). Write tasks only wait on
- * count tasks, which hold earlier tickets and wait on nothing later, so the
- * wait cannot deadlock. Bytes: partition_flagged reads the flags twice and
+ * first tickets count, one group of kPartitionGroup tiles each (the group
+ * publishes its count and, through the look-back, its inclusive count, and
+ * leaves each of its tiles the count before it), the next T tickets write
+ * (tile j waits for the inclusive counts of the last group, the total, and
+ * of its own group, then writes its selected run and its rejected run).
+ * Write tasks only wait on count tasks, which hold earlier tickets and wait
+ * on nothing later, so the wait cannot deadlock; and they do not look back,
+ * so only the count phase is paced by the look-back, over T / G statuses.
+ * Bytes: partition_flagged reads the flags twice and
  * the input once and writes n items (10 n for 4-byte items against the 9 n
  * minimum); partition_if evaluates the comparison twice, so it reads the
  * input twice (12 n against 8 n). The alternatives cost more: rejected items
@@ -113,14 +116,105 @@ struct select_params {
     void *out;
     int64_t *count;
     int64_t n;
-    unsigned tiles;   /* T: statuses, and count tasks */
-    unsigned tickets; /* launch size: T (select) or 2T (partition), 1 for one tile */
+    unsigned tiles;   /* T: tiles (select: one status each; partition: write tasks) */
+    unsigned groups;  /* partition: count tasks, one per kPartitionGroup tiles, one status each */
+    unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
     int partition;
     int cmp;
     unsigned long long value_bits;
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
     lookback::arena arena;
 };
+
+/* mask[r]: which elements of the thread's vector in row r are kept (by the
+ * flags, or by comparing x), for a warp segment at seg_base with `valid`
+ * elements (none past them). */
+template <class T, bool ByFlags, int Items>
+__device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_base, int64_t valid,
+                                           const T (&x)[rows<T, Items>::R][rows<T, Items>::V],
+                                           unsigned (&mask)[rows<T, Items>::R])
+{
+    using L = rows<T, Items>;
+    const int lane = threadIdx.x % kWarp;
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        const int at = L::index(r, lane, 0);
+        const int64_t left = valid - at;
+        const int left_here = left < 0 ? 0 : left > L::V ? L::V : (int)left;
+        if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
+        else mask[r] = compare_mask<T, L::V>(x[r], tile::bits_as<T>((tile::ubits_t<T>)p.value_bits), p.cmp, left_here);
+    }
+}
+
+/*
+ * A partition's count task (block-wide): counts the kept items of the
+ * kPartitionGroup tiles of group t.index (flags or comparisons; no item is
+ * moved), publishes the group's count through the look-back and leaves in
+ * value slot 0 of each of its tiles the number kept before that tile, for
+ * the tile's write task. One status per group, not per tile: the look-back
+ * advances a bounded number of statuses per round trip (cuda_tuning.h), and
+ * a count task moves few bytes, so per-tile statuses made the count phase
+ * the partition's bottleneck.
+ */
+template <class T, bool ByFlags>
+__device__ __forceinline__ void count_group(const select_params &p, lookback::ticket t)
+{
+    constexpr int Items = select_items(sizeof(T));
+    constexpr int64_t kTile = select_tile(sizeof(T));
+    constexpr int G = kPartitionGroup;
+    using L = rows<T, Items>;
+    __shared__ unsigned counts[kSelectWarps][G];
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const unsigned long long first = (unsigned long long)t.index * G; /* its first tile */
+
+    /* Tiles past the last have no valid elements: they count 0. Two tiles'
+     * loads in flight at a time: all G spilled under the register cap. */
+#pragma unroll 2
+    for (int i = 0; i < G; i++) {
+        const int64_t seg_base = (int64_t)(first + i) * kTile + (int64_t)warp * L::kWarpItems;
+        const int64_t valid = p.n - seg_base;
+        T x[L::R][L::V];
+        if constexpr (!ByFlags)
+            tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
+        unsigned mask[L::R];
+        kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
+        unsigned own = 0;
+#pragma unroll
+        for (int r = 0; r < L::R; r++) own += __popc(mask[r]);
+        const unsigned in_warp = tile::warp_all<tile::op_sum>(own);
+        if (lane == 0) counts[warp][i] = in_warp;
+    }
+    __syncthreads();
+    if (warp != 0) return;
+
+    /* Warp 0, lane i < G: tile first + i's count; then the group's. */
+    unsigned mine = 0;
+    if (lane < G) {
+#pragma unroll
+        for (int w = 0; w < kSelectWarps; w++) mine += counts[w][lane];
+    }
+    const unsigned inc = tile::warp_inclusive<tile::op_sum>(mine, lane);
+    const unsigned group_kept = tile::shfl_idx(inc, kWarp - 1);
+    const lookback::arena &ar = p.arena;
+    unsigned long long before = 0;
+    if (t.index != 0) {
+        if (lane == 0) lookback::publish(ar, t.index, t.epoch, lookback::kAggregate, group_kept);
+        auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
+        before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive>(
+            ar, t.index, t.epoch, read);
+    }
+    /* Lane 0 writes every tile's count-before, then releases the group's
+     * status: its own stores in program order, so the release covers them. */
+#pragma unroll
+    for (int i = 0; i < G; i++) {
+        const unsigned within = tile::shfl_idx(inc - mine, i); /* kept in the group before tile first + i */
+        if (lane == 0 && first + i < p.tiles) lookback::put_value(ar, first + i, 0, before + within);
+    }
+    if (lane == 0) {
+        lookback::publish(ar, t.index, t.epoch, lookback::kInclusive, before + group_kept);
+        if (t.index == p.groups - 1) *p.count = (int64_t)(before + group_kept);
+    }
+}
 
 /*
  * T is the element type for comparisons, or the unsigned type of the
@@ -130,39 +224,36 @@ template <class T, bool ByFlags>
 __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)))
     select_kernel(const __grid_constant__ select_params p)
 {
-    using L = rows<T, kSelectItems>;
+    constexpr int Items = select_items(sizeof(T));
+    constexpr int64_t kTile = select_tile(sizeof(T));
+    using L = rows<T, Items>;
     __shared__ unsigned ticket_words[2];
     __shared__ unsigned warp_counts[kSelectWarps];
     __shared__ unsigned long long shared_words[2];
-    __shared__ T stage[kSelectTile];
+    __shared__ T stage[kTile];
 
     const lookback::arena &ar = p.arena;
-    lookback::ticket t = {0, 0};
-    if (p.tickets > 1) t = lookback::take_ticket(ar, p.tickets, p.tiles, ticket_words);
-    /* Partition: tickets [0, T) count, [T, 2T) write. Select: each does both. */
     const bool multi = p.tickets > 1;
-    const bool write_task = !p.partition || !multi || t.index >= p.tiles;
-    const bool count_task = !p.partition || !multi || t.index < p.tiles;
-    const unsigned tile_id = p.partition && multi && t.index >= p.tiles ? t.index - p.tiles : t.index;
+    const bool part_multi = p.partition && multi; /* count tasks, then write tasks */
+    lookback::ticket t = {0, 0};
+    if (multi) t = lookback::take_ticket(ar, p.tickets, part_multi ? p.groups : p.tiles, ticket_words);
+    /* Partition: tickets [0, groups) count, the next T write. Select: each does both. */
+    if (part_multi && t.index < p.groups) {
+        count_group<T, ByFlags>(p, t);
+        return;
+    }
+    const unsigned tile_id = part_multi ? t.index - p.groups : t.index;
 
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const int64_t tile_base = (int64_t)tile_id * kSelectTile;
+    const int64_t tile_base = (int64_t)tile_id * kTile;
     const int64_t seg_base = tile_base + (int64_t)warp * L::kWarpItems;
     const int64_t valid = p.n - seg_base;
 
-    /* Items (not needed by a flags count task) and the kept masks. */
+    /* Items and the kept masks. */
     T x[L::R][L::V];
     unsigned mask[L::R];
-    if (!ByFlags || write_task)
-        tile::load_rows<T, T, T, kSelectItems>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
-#pragma unroll
-    for (int r = 0; r < L::R; r++) {
-        const int at = L::index(r, lane, 0);
-        const int64_t left = valid - at;
-        const int left_here = left < 0 ? 0 : left > L::V ? L::V : (int)left;
-        if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
-        else mask[r] = compare_mask<T, L::V>(x[r], tile::bits_as<T>((tile::ubits_t<T>)p.value_bits), p.cmp, left_here);
-    }
+    tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
+    kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
     unsigned row_base[L::R];
     const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
     unsigned warp_before, kept;
@@ -170,7 +261,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
 
     /* The number kept before this tile (and, for partition, in all). */
     unsigned long long before = 0, total = kept;
-    if (multi && count_task) {
+    if (multi && !p.partition) {
         if (tile_id == 0) {
             if (threadIdx.x == 0) lookback::publish(ar, 0, t.epoch, lookback::kInclusive, kept);
         } else if (warp == 0) {
@@ -187,16 +278,19 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
         __syncthreads();
         if (tile_id != 0) before = shared_words[0];
         if (tile_id == p.tiles - 1 && threadIdx.x == 0) *p.count = (int64_t)(before + kept);
-        if (p.partition) return; /* a count task writes nothing else */
     } else if (multi) {
-        /* A partition write task: the count tasks hold earlier tickets. */
+        /* A partition write task: the count tasks hold earlier tickets. The
+         * last group's inclusive count is the total; the tile's own group,
+         * once inclusive, has left the count before the tile in its value
+         * slot (written before the release, read after the acquire). */
         if (threadIdx.x == 0) {
-            shared_words[0] = lookback::wait_for(ar, p.tiles - 1, t.epoch, lookback::kInclusive);
-            shared_words[1] = lookback::wait_for(ar, tile_id, t.epoch, lookback::kInclusive);
+            shared_words[0] = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
+            lookback::wait_for(ar, tile_id / kPartitionGroup, t.epoch, lookback::kInclusive);
+            shared_words[1] = lookback::get_value(ar, tile_id, 0);
         }
         __syncthreads();
         total = shared_words[0];
-        before = shared_words[1] - kept;
+        before = shared_words[1];
     } else if (threadIdx.x == 0) {
         *p.count = kept; /* one tile */
     }
@@ -204,7 +298,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     /* Stage the tile in output order: kept items first, then (partition)
      * the rejected ones, each in input order. */
     const int64_t tile_valid64 = p.n - tile_base;
-    const int tile_valid = tile_valid64 > kSelectTile ? (int)kSelectTile : (int)tile_valid64;
+    const int tile_valid = tile_valid64 > kTile ? (int)kTile : (int)tile_valid64;
     if (kept == 0 && !p.partition) return;
 #pragma unroll
     for (int r = 0; r < L::R; r++) {
@@ -257,30 +351,32 @@ struct filter_params {
 };
 
 template <class T, bool Desc>
-__global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)))
+__global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)))
     filter_kernel(const __grid_constant__ filter_params p)
 {
-    using L = rows<T, kSelectItems>;
+    constexpr int Items = select_items(sizeof(T));
+    constexpr int64_t kTile = select_tile(sizeof(T));
+    using L = rows<T, Items>;
     using Max = tile::op_max_skip_nan;
     __shared__ unsigned ticket_words[2];
     __shared__ T warp_maxima[kSelectWarps];
     __shared__ unsigned warp_counts[kSelectWarps];
     __shared__ T shared_max;
     __shared__ unsigned long long shared_count;
-    __shared__ T stage[kSelectTile];
+    __shared__ T stage[kTile];
 
     const lookback::arena &ar = p.arena;
     lookback::ticket t = {0, 0};
     if (p.tiles > 1) t = lookback::take_ticket(ar, p.tiles, p.tiles, ticket_words);
     const unsigned tile_id = t.index;
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const int64_t tile_base = (int64_t)tile_id * kSelectTile;
+    const int64_t tile_base = (int64_t)tile_id * kTile;
     const int64_t seg_base = tile_base + (int64_t)warp * L::kWarpItems;
     const int64_t valid = p.n - seg_base;
 
     /* Keys; missing elements get lowest() and are masked out below. */
     T x[L::R][L::V];
-    tile::load_rows<T, T, T, kSelectItems>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned,
+    tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned,
                                            tile::lowest<T>(), x);
 #pragma unroll
     for (int r = 0; r < L::R; r++)
@@ -428,7 +524,11 @@ const void *filter_kernel_for(gp_dtype t, bool desc)
     return NULL;
 }
 
-unsigned long long tile_count(int64_t n) { return (unsigned long long)((n + kSelectTile - 1) / kSelectTile); }
+unsigned long long tile_count(gp_dtype t, int64_t n)
+{
+    const long long tile = select_tile((int)gp_dtype_size(t));
+    return (unsigned long long)((n + tile - 1) / tile);
+}
 
 /* Shared checks: element alignment and the look-back's limits. */
 gp_status check_limits(gp_ctx *ctx, const char *name, const void *in, const void *out, gp_dtype t, int64_t n)
@@ -457,7 +557,7 @@ gp_status write_zero_count(gp_ctx *ctx, int64_t *count)
 
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
-    const unsigned long long tiles = tile_count(n);
+    const unsigned long long tiles = tile_count(t, n);
     return tiles > 1 ? lookback::arena_bytes(tiles) : 0;
 }
 
@@ -470,7 +570,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     const bool by_flags = a->flags != NULL;
     const void *fn = select_kernel_for(a->t, by_flags);
     if (!fn) return gp_set_error(ctx, GP_STATUS_INTERNAL, "%s: no CUDA kernel for %s", name, gp_dtype_name(a->t));
-    const unsigned long long tiles = tile_count(a->n);
+    const unsigned long long tiles = tile_count(a->t, a->n);
 
     select_params p;
     memset(&p, 0, sizeof p);
@@ -480,7 +580,8 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     p.count = a->count;
     p.n = a->n;
     p.tiles = (unsigned)tiles;
-    p.tickets = tiles == 1 ? 1u : a->partition ? (unsigned)(2 * tiles) : (unsigned)tiles;
+    p.groups = (unsigned)((tiles + kPartitionGroup - 1) / kPartitionGroup);
+    p.tickets = tiles == 1 ? 1u : a->partition ? p.groups + (unsigned)tiles : (unsigned)tiles;
     p.partition = a->partition;
     p.cmp = (int)a->cmp;
     memcpy(&p.value_bits, a->value, gp_dtype_size(a->t));
@@ -514,7 +615,7 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
     if (!fn)
         return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_filter_running_max: no CUDA kernel for %s",
                             gp_dtype_name(a->t));
-    const unsigned long long tiles = tile_count(a->n);
+    const unsigned long long tiles = tile_count(a->t, a->n);
 
     filter_params p;
     memset(&p, 0, sizeof p);

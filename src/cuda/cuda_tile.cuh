@@ -336,6 +336,7 @@ template <int R, int V>
 struct packed_counts {
     static constexpr int kBits = V == 16 ? 10 : V == 8 ? 9 : V == 4 ? 8 : 7; /* holds 32 V */
     using P = std::conditional_t<R * kBits <= 32, unsigned, unsigned long long>;
+    static_assert(R * kBits <= 64, "too many rows per thread to pack their counts into 64 bits");
     static constexpr P kField = (P(1) << kBits) - 1;
 
     __device__ static __forceinline__ P pack(const unsigned (&mask)[R])

@@ -227,6 +227,27 @@ __global__ void __launch_bounds__(tile_threads(E, V), tile_min_blocks(E, V)) tra
     }
 }
 
+/*
+ * A skinny matrix (one side at most kSkinnySide, all of it small enough to
+ * stay in L2): a tile would keep most of its lanes idle and add a second
+ * memory round trip through shared memory. Instead each thread moves one
+ * element, consecutive threads writing consecutive elements of an output
+ * row; the input lines a warp touches are read again by the warps for the
+ * neighbouring output rows, from L2. Output row c is input column c.
+ */
+template <int E>
+__global__ void __launch_bounds__(kFlatThreads) transpose_skinny(const tile_job j)
+{
+    const bool small = j.jobs <= 0xffffffffLL;
+    for (long long g = blockIdx.x * (long long)kFlatThreads + threadIdx.x; g < j.jobs;
+         g += (long long)gridDim.x * kFlatThreads) {
+        long long b, k, c, r;
+        split(g, j.per_matrix, small, b, k);
+        split(k, j.rows, small, c, r);
+        store<E>(j.out + b * j.obs + c * j.os + r * E, load<E, true>(j.in + b * j.ibs + r * j.is + c * E));
+    }
+}
+
 template <int E, int V>
 __global__ void __launch_bounds__(kFlatThreads) copy_rows(const copy_job j)
 {
@@ -329,6 +350,15 @@ gp_status launch_tiles(gp_ctx *ctx, tile_job j)
     return GP_STATUS_OK;
 }
 
+template <int E>
+gp_status launch_skinny(gp_ctx *ctx, tile_job j)
+{
+    void *args[] = {&j};
+    GP_CUDA_LAUNCH(ctx, transpose_skinny<E>, "transpose_skinny", grid_for((j.jobs + kFlatThreads - 1) / kFlatThreads),
+                   (unsigned)kFlatThreads, args);
+    return GP_STATUS_OK;
+}
+
 template <int E, int V>
 gp_status launch_copy(gp_ctx *ctx, copy_job j)
 {
@@ -376,6 +406,18 @@ gp_status run_copy(gp_ctx *ctx, int e, int v, const copy_job &j)
     return no_kernel(ctx, e, v);
 }
 
+gp_status run_skinny(gp_ctx *ctx, int e, const tile_job &j)
+{
+    switch (e) {
+    case 1: return launch_skinny<1>(ctx, j);
+    case 2: return launch_skinny<2>(ctx, j);
+    case 4: return launch_skinny<4>(ctx, j);
+    case 8: return launch_skinny<8>(ctx, j);
+    case 16: return launch_skinny<16>(ctx, j);
+    }
+    return no_kernel(ctx, e, e);
+}
+
 gp_status run_flip(gp_ctx *ctx, int e, const flip_job &j)
 {
     switch (e) {
@@ -410,12 +452,18 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
         j.out += (a->out_rows - 1) * j.os;
         j.os = -j.os;
     }
+    const bool in_place = a->in == a->out;
+    const long long side = p.rows < p.cols ? p.rows : p.cols;
+    if (!in_place && side <= kSkinnySide && p.batch * p.rows * p.cols * e <= kSkinnyMaxBytes) {
+        j.per_matrix = p.rows * p.cols;
+        j.jobs = p.batch * j.per_matrix;
+        return run_skinny(ctx, e, j);
+    }
     unsigned long long bits = (uintptr_t)j.in | (uintptr_t)j.out | abs_bits(j.is) | abs_bits(j.os);
     if (p.batch > 1) bits |= (unsigned long long)(j.ibs | j.obs);
     const int v = pick_vec(e, bits);
     const long long ts = tile_side(e, v), tiles_r = (p.rows + ts - 1) / ts;
     j.tiles_c = (p.cols + ts - 1) / ts;
-    const bool in_place = a->in == a->out;
     j.per_matrix = in_place ? tiles_r * (tiles_r + 1) / 2 : tiles_r * j.tiles_c;
     j.jobs = p.batch * j.per_matrix;
     return in_place ? run_tiles<true>(ctx, e, v, j) : run_tiles<false>(ctx, e, v, j);

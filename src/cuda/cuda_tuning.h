@@ -89,45 +89,160 @@ __host__ __device__ constexpr int tile_min_blocks(int e, int v)
     return e == 1 ? (tile_threads(e, v) == 64 ? 4 : 2) : tile_threads(e, v) == 64 ? 8 : 4;
 }
 
+/* Matrices with a side of at most kSkinnySide elements and at most
+ * kSkinnyMaxBytes in all (batches included) take the one-element-per-thread
+ * kernel: tiles of 64 or more would leave most lanes idle, and the input,
+ * read once per output row it feeds, stays in L2 (50 MB on H100). Measured
+ * before it: 30000 x 7 and 7 x 30000 at 0.80-0.94x cublasSgeam/Dgeam
+ * (docs/perf/transpose.md). */
+constexpr long long kSkinnySide = 16;
+constexpr long long kSkinnyMaxBytes = 16LL << 20;
+
 /* Threads per block of the flat copy and flip kernels (NONE). */
 constexpr int kFlatThreads = 256;
 
 } // namespace tp
 
+/* ------------------------------------------------------------- look-back */
+/* cuda_lookback.cuh. The GP_* macros are build-time knobs for measurement
+ * (scripts/scan-sweep.sh builds variants with -D); the defaults are what
+ * ships.
+ *
+ * Why the look-back bounds throughput. A tile's look-back reads one window
+ * of predecessors' statuses per round trip to L2 (~0.5 us under load) and
+ * stops at the first inclusive prefix. Inclusive prefixes appear one
+ * look-back after the aggregates, so in steady state the nearest one lies
+ * (tiles started per us) x (look-back time) tiles back. With a window of
+ * W tiles the look-back stays at one round trip only while that distance
+ * is under W: the tile rate is capped near W / round trip, whatever the
+ * occupancy. W = 32 and 16 KiB int32 tiles give 64 tiles/us x 32 KiB
+ * (read + write) = 2.1 TB/s: the plateau measured on the H200 for scan
+ * (docs/perf/scan.md). The cap scales with W and with the tile size. */
+
+/* Statuses each lane reads per round trip: the window is 32 x this many
+ * tiles, the loads of one lane independent, so one round trip still. */
+#ifndef GP_LOOKBACK_TAGS_PER_LANE
+#define GP_LOOKBACK_TAGS_PER_LANE 1
+#endif
+constexpr int kLookbackTagsPerLane = GP_LOOKBACK_TAGS_PER_LANE;
+static_assert(kLookbackTagsPerLane >= 1 && kLookbackTagsPerLane <= 8, "1 to 8 statuses per lane");
+
+/* Longest sleep between polls of a predecessor's status. A waiting tile is
+ * on the critical path of every tile after it, so long sleeps stretch the
+ * chain; 0 polls without sleeping. H200, 2^28 int32 (lookback-sweep.sh):
+ * 1024 -> 0 ns gave scan +9%, select and the filter nothing. */
+#ifndef GP_LOOKBACK_MAX_SLEEP_NS
+#define GP_LOOKBACK_MAX_SLEEP_NS 1024
+#endif
+
+/* Elements per thread rounded up to whole 16-byte vectors of `bytes`. */
+__host__ __device__ constexpr int whole_vectors(int items, int bytes)
+{
+    return (items + 16 / bytes - 1) / (16 / bytes) * (16 / bytes);
+}
+
 /* ------------------------------------------------------------------ scan */
 /* cuda_scan.cu. Tiles and look-back: docs/DESIGN.md. */
 
-/* 256 threads = 8 warps: enough warps that the block-level combine is short
- * and small enough for 4 resident blocks under the 64-register cap below.
- * Reasoned, not yet measured: replace with the H100 numbers that confirm it. */
-constexpr int kScanThreads = 256;
-/* Resident blocks per SM (the __launch_bounds__ minimum): 4 caps registers
- * at 64, and 4 x 16 KiB (int32) of loads in flight per SM is ~3x what
- * Little's law asks at 3.35 TB/s and ~0.8 us latency over 132 SMs (~20 KiB),
- * which leaves room for blocks sitting in their ticket or look-back latency.
- * 8-byte accumulators hold twice the registers per item: 3 blocks (80
- * registers, no spills) still keep 3 x 32 KiB in flight. */
-__host__ __device__ constexpr int scan_blocks_per_sm(int acc_bytes) { return acc_bytes == 8 ? 3 : 4; }
+/* 256 threads = 8 warps: enough warps that the block-level combine is short.
+ * Measured plateau with 256 x 16 on the H200: 2.1 TB/s (see above). */
+#ifndef GP_SCAN_THREADS
+#define GP_SCAN_THREADS 256
+#endif
+constexpr int kScanThreads = GP_SCAN_THREADS;
+static_assert(kScanThreads % 32 == 0 && kScanThreads <= 1024, "whole warps");
 
-/* Elements per thread: 16 (one to eight 16-byte vectors), 32 for 1-byte
- * inputs with 32-bit accumulators (two vectors) so a tile stays >= 8 KiB of
- * input and the per-tile costs (ticket, look-back) stay amortised. */
+/* Resident threads per SM (the __launch_bounds__ minimum): 1024 threads
+ * per SM caps registers at 64, and 4 x 16 KiB (int32, 256 x 16) of loads in
+ * flight per SM is ~3x what Little's law asks at 3.35 TB/s and ~0.8 us
+ * latency over 132 SMs (~20 KiB). 8-byte accumulators hold twice the
+ * registers per item: 768 threads (80 registers), and 64-bit products,
+ * which spilled 4-52 bytes at 80 (ptxas), 512 threads (128). A wider
+ * look-back holds M tags a lane beside the tile (ptxas, sm_90): M = 4
+ * spilled 4-32 bytes at 64 and 8-24 at 80, so 768 and 512; M = 2 spilled
+ * 4 bytes in the 32-item 1-byte kernels at 64, so 768 there. */
+__host__ __device__ constexpr int scan_threads_per_sm(int in_bytes, int acc_bytes, bool wide_mul)
+{
+    return kLookbackTagsPerLane > 2 ? (acc_bytes == 8 ? 512 : 768)
+           : acc_bytes == 8         ? (wide_mul ? 512 : 768)
+           : kLookbackTagsPerLane == 2 && in_bytes == 1 ? 768
+                                                        : 1024;
+}
+__host__ __device__ constexpr int scan_blocks_per_sm(int in_bytes, int acc_bytes, bool wide_mul)
+{
+    return scan_threads_per_sm(in_bytes, acc_bytes, wide_mul) / kScanThreads > 0
+               ? scan_threads_per_sm(in_bytes, acc_bytes, wide_mul) / kScanThreads
+               : 1;
+}
+
+/* Elements per thread: GP_SCAN_ITEMS (whole vectors), twice that for 1-byte
+ * inputs with 1- or 4-byte accumulators, so a tile stays >= 8 KiB of input
+ * and the per-tile costs (ticket, look-back) stay amortised. Not for 2-byte
+ * accumulators (i8 -> i16 min/max): 32 of them spilled 26 bytes (ptxas). */
+#ifndef GP_SCAN_ITEMS
+#define GP_SCAN_ITEMS 16
+#endif
 __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
 {
-    return in_bytes == 1 && acc_bytes <= 4 ? 32 : 16;
+    return whole_vectors(in_bytes == 1 && (acc_bytes == 1 || acc_bytes == 4) ? 2 * GP_SCAN_ITEMS : GP_SCAN_ITEMS,
+                         in_bytes);
 }
 
 /* ---------------------------------------- select, partition, the filter */
 /* cuda_select.cu. */
 
-/* 256 threads x 16 items: a 4096-element tile (16 KiB of int32, 32 KiB of
- * staging for 8-byte items). 4 resident blocks per SM (64 registers, 4 x
- * the staging in shared memory); 8-byte items hold twice the registers per
- * item: 3 blocks (80 registers, no spills). Reasoned, not yet measured. */
-constexpr int kSelectThreads = 256;
-constexpr int kSelectItems = 16;
-constexpr long long kSelectTile = (long long)kSelectThreads * kSelectItems;
-__host__ __device__ constexpr int select_blocks_per_sm(int item_bytes) { return item_bytes == 8 ? 3 : 4; }
+/* 256 threads x 16 items: a 4096-element tile (16 KiB of int32). Items are
+ * staged in shared memory in output order, at most 32 KiB a block (under
+ * the 48 KiB static limit with room for two blocks' worth per SM), so
+ * 8-byte items take fewer per thread when the block is large. Measured
+ * plateau with 256 x 16 on the H200: select 1.55 TB/s, the filter 0.9. */
+#ifndef GP_SELECT_THREADS
+#define GP_SELECT_THREADS 256
+#endif
+#ifndef GP_SELECT_ITEMS
+#define GP_SELECT_ITEMS 16
+#endif
+constexpr int kSelectThreads = GP_SELECT_THREADS;
+static_assert(kSelectThreads % 32 == 0 && kSelectThreads <= 1024, "whole warps");
+constexpr int kSelectStageBytes = 32768;
+__host__ __device__ constexpr int select_items(int item_bytes)
+{
+    return whole_vectors(GP_SELECT_ITEMS * item_bytes * kSelectThreads <= kSelectStageBytes
+                             ? GP_SELECT_ITEMS
+                             : kSelectStageBytes / (item_bytes * kSelectThreads),
+                         item_bytes);
+}
+__host__ __device__ constexpr long long select_tile(int item_bytes) { return (long long)kSelectThreads * select_items(item_bytes); }
+/* A partition's count tasks count this many tiles each, under one status:
+ * the look-back's pace (statuses per round trip, above) then covers G times
+ * the elements. H200, 2^28 int32, G = 1: 1816 us, of which the count phase
+ * of 65536 statuses took about 1 ms at ~64 statuses/us. G = 8: ~130 us at
+ * that pace, under the flags' read time. 1 is the layout before groups. */
+#ifndef GP_PARTITION_GROUP
+#define GP_PARTITION_GROUP 8
+#endif
+constexpr int kPartitionGroup = GP_PARTITION_GROUP;
+static_assert(kPartitionGroup >= 1 && kPartitionGroup <= 32, "a group's tiles are ranked by one warp");
+
+/* 1024 threads per SM (64 registers); 8-byte items 768 (80). A wider
+ * look-back holds M tags beside the tile: at M = 4, 1-byte comparisons
+ * spilled 24 bytes at 64 and 8-byte items 4-44 at 80 (ptxas), so 768 (80)
+ * and 512 (128) there. No spills in any select kernel with these. */
+__host__ __device__ constexpr int select_threads_per_sm(int item_bytes)
+{
+    return item_bytes == 8 ? (kLookbackTagsPerLane > 1 ? 512 : 768)
+                           : item_bytes == 1 && kLookbackTagsPerLane > 1 ? 768 : 1024;
+}
+__host__ __device__ constexpr int select_blocks_per_sm(int item_bytes)
+{
+    return select_threads_per_sm(item_bytes) / kSelectThreads > 0 ? select_threads_per_sm(item_bytes) / kSelectThreads : 1;
+}
+/* The filter holds keys and running maxima: 8-byte keys spilled 8 bytes at
+ * 80 registers (ptxas, filter_kernel<double>), so 512 threads (128). */
+__host__ __device__ constexpr int filter_blocks_per_sm(int item_bytes)
+{
+    return item_bytes == 8 ? (512 / kSelectThreads > 0 ? 512 / kSelectThreads : 1) : select_blocks_per_sm(item_bytes);
+}
 
 } // namespace gp_cuda
 

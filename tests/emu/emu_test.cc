@@ -1,14 +1,17 @@
 /*
  * The CUDA scan, select, partition and filter kernels, run on the CPU
  * emulation (cuda_emu.h) through the backend's own entry points, against
- * the serial reference. Sizes cross the tile (4096; 8192 for 1-byte scans)
- * and look-back window (32 tiles) boundaries; both the vector and the
+ * the serial reference. Sizes cross the tile (T = 4096 by default, from
+ * cuda_tuning.h; twice that for 1-byte scans) and look-back window (32 x
+ * GP_LOOKBACK_TAGS_PER_LANE tiles) boundaries; both the vector and the
  * scalar (misaligned) paths run; 8-byte scans use the value slots.
  *
- * usage: emu_test [--seed S] [--chaos K] [--quick | --big]
+ * usage: emu_test [--seed S] [--chaos K] [--quick | --medium | --big]
+ * --quick: up to T + 1; --medium: up to 3T + 1; --big: only the largest.
  * --chaos 1..9: random pauses; 10 and up: long pauses after each aggregate,
  * longest for the oldest tiles, so look-backs cross whole windows of
- * aggregates (use with --big and GP_EMU_WORKERS >= 40).
+ * aggregates (use with --big and GP_EMU_WORKERS above 2 x 32 x
+ * GP_LOOKBACK_TAGS_PER_LANE, e.g. 80 at the default).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -46,6 +49,8 @@ static inline uint64_t gpt_next(gpt_rng *r) { return gpt_mix64(r->s += 0x9e3779b
 static inline double gpt_uniform(gpt_rng *r) { return (double)(gpt_next(r) >> 11) * 0x1p-53; }
 static inline uint64_t gpt_below(gpt_rng *r, uint64_t n) { return gpt_next(r) % n; }
 #include "cuda_backend.h"
+#include "cuda_emu.h" /* for cuda_tuning.h: the tile and window the sizes cross */
+#include "cuda_tuning.h"
 #include "gp_internal.h"
 
 namespace gp_emu {
@@ -274,16 +279,22 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
 
 int main(int argc, char **argv)
 {
-    bool quick = false, big = false;
+    bool quick = false, medium = false, big = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--chaos") && i + 1 < argc) gp_emu::chaos = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = true;
+        else if (!strcmp(argv[i], "--medium")) medium = true;
         else if (!strcmp(argv[i], "--big")) big = true;
     }
     printf("emu_test: seed %" PRIu64 ", chaos %d\n", seed, gp_emu::chaos);
-    const int64_t sizes[] = {1, 33, 4095, 4096, 4097, 8191, 8193, 12289, 135169};
-    const int nsizes = quick ? 5 : 9, first = big ? 8 : 0;
+    /* T: the 4-byte select tile (the scan's is the same at the defaults);
+     * the last size is two look-back windows of tiles and then some, so a
+     * tile can find a whole window of aggregates (--big --chaos 10). */
+    const int64_t T = gp_cuda::select_tile(4), W = 32 * gp_cuda::kLookbackTagsPerLane;
+    const int64_t sizes[] = {1, 33, T - 1, T, T + 1, 2 * T - 1, 2 * T + 1, 3 * T + 1, (2 * W + 1) * T + 1};
+    printf("tile %lld, look-back window %lld tiles\n", (long long)T, (long long)W);
+    const int nsizes = quick ? 5 : medium ? 8 : 9, first = big ? 8 : 0;
     const gp_dtype dtypes[] = {GP_DTYPE_I8, GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
     /* Scans: each dtype into itself and its widest, ops in rotation. */
@@ -301,9 +312,9 @@ int main(int argc, char **argv)
                 gp_op op = ops[k++ % 7];
                 if (gpt_is_float(t) && !gpt_op_defined(op, t)) op = GP_OP_SUM;
                 scan_case(t, out_t, op, sizes[si], k % 2 == 0, false, 0);
-                if (w == 0 && sizes[si] > 4096)
+                if (w == 0 && sizes[si] > T)
                     scan_case(t, out_t, gpt_is_float(t) ? GP_OP_MAX : ops[k % 4], sizes[si], k % 2 == 1, true, 0);
-                if (sizes[si] == 4097 || sizes[si] == 135169) scan_case(t, out_t, op, sizes[si], true, false, 3);
+                if (si == 4 || si == 8) scan_case(t, out_t, op, sizes[si], true, false, 3);
             }
     printf("scan: %ld passed, %ld failed\n", passed, failed);
     for (gp_dtype t : dtypes)
@@ -312,11 +323,11 @@ int main(int argc, char **argv)
             for (int kind = 0; kind < 6; kind++) {
                 int patterns = kind >= K_FILTER ? (gpt_is_float(t) ? 6 : 5) : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
                 for (int p = 0; p < patterns; p++) {
-                    if (n > 8193 && p > 0 && p != 4 && p != 5) continue;
+                    if (n > 2 * T + 1 && p > 0 && p != 4 && p != 5) continue;
                     gp_cmp cmp = (gp_cmp)(1 + (k++ % 6));
                     select_case(kind, t, n, p, cmp, 0);
                 }
-                if (n == 4097 || n == 135169) select_case(kind, t, n, 0, GP_CMP_LT, 5);
+                if (si == 4 || si == 8) select_case(kind, t, n, 0, GP_CMP_LT, 5);
             }
         }
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
