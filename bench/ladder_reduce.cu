@@ -355,14 +355,16 @@ static int judge(gpl_row *r, uint32_t got, uint32_t want)
     return 1;
 }
 
-/* `--check`: every rung at every size of check_sizes and --sizes, without
- * timing. One input of the largest size serves all of them: element i does
- * not depend on n, so each size is a prefix. */
+/* `--check`: every rung at every size of check_sizes, or of --sizes when
+ * given (as in the timed run, they replace the defaults), without timing.
+ * One input of the largest size serves all of them: element i does not
+ * depend on n, so each size is a prefix. */
 static int check_all_sizes(gpb_env *env, const gpl_opts *o, gpl_report *rep, lr_bufs *b)
 {
     int64_t ns[sizeof check_sizes / sizeof *check_sizes + 64];
     int count = 0;
-    for (int64_t n : check_sizes) ns[count++] = n;
+    if (o->nsizes == 0)
+        for (int64_t n : check_sizes) ns[count++] = n;
     for (int j = 0; j < o->nsizes; j++) {
         if (o->sizes[j] <= MAX_N) ns[count++] = o->sizes[j];
         else printf("n = %lld: skipped: past 2^31 - 1 (the article's kernels index with unsigned int)\n",
