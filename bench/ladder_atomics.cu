@@ -34,6 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Everything but the ladder's entry has internal linkage: the ladders and
+ * bench cases are linked together and reuse type names (point, rung_call). */
+namespace {
+
 /* ---------------------------------------------------------------- kernels */
 
 enum { BLOCK = 256, WARP = 32 };
@@ -438,6 +442,8 @@ static int run(gpb_env *env, const gpl_opts *o, gpl_report *rep)
     }
     return failed ? GPB_CHECK_FAILED : GPB_OK;
 }
+
+} // namespace
 
 extern "C" const gpl_ladder gpl_ladder_atomics = {
     "atomics",

@@ -25,6 +25,10 @@
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
+
+/* Everything but the ladder's entry has internal linkage: the ladders and
+ * bench cases are linked together and reuse type names (point, rung_call). */
+namespace {
 #endif
 
 /* ------------------------------------------------------------------ rungs */
@@ -609,6 +613,8 @@ static int run(gpb_env *env, const gpl_opts *o, gpl_report *rep)
     }
     return failed ? GPB_CHECK_FAILED : GPB_OK;
 }
+
+} // namespace
 
 extern "C" const gpl_ladder gpl_ladder_reduce = {
     "reduce", "seed 000: reduce0-6 at 32-1024 threads, CPU, gpuprim, cub, vs the copy and the datasheet peak",

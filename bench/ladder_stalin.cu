@@ -44,6 +44,10 @@ int64_t gpl_stalin_reference(const int32_t *in, int64_t n, int32_t *out);
 void gpl_stalin_fill(int32_t *x, int64_t n, int pattern, uint64_t seed);
 }
 
+/* Everything but the ladder's entry has internal linkage: the ladders and
+ * bench cases are linked together and reuse type names (point, rung_call). */
+namespace {
+
 /* Input patterns, in gpl_stalin_fill's order. */
 enum pattern { P_RANDOM, P_MOSTLY_ASCENDING, P_ASCENDING, P_DESCENDING, P_CONSTANT, P_FEW_VALUES, NPATTERNS };
 static const char *const pattern_names[NPATTERNS] = {"random",     "mostly ascending", "ascending",
@@ -537,6 +541,8 @@ static int run(gpb_env *env, const gpl_opts *o, gpl_report *rep)
     }
     return rc;
 }
+
+} // namespace
 
 extern "C" const gpl_ladder gpl_ladder_stalin = {
     "stalin",

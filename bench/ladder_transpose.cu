@@ -31,6 +31,10 @@
 #include <string.h>
 #include <type_traits>
 
+/* Everything but the ladder's entry has internal linkage: the ladders and
+ * bench cases are linked together and reuse type names (point, rung_call). */
+namespace {
+
 /* ---------------------------------------------------------------- kernels */
 
 /* The article's first kernel: thread (sx, sy) moves src[sy][sx] to
@@ -495,6 +499,8 @@ static int run(gpb_env *env, const gpl_opts *o, gpl_report *rep)
     }
     return rc;
 }
+
+} // namespace
 
 extern "C" const gpl_ladder gpl_ladder_transpose = {
     "transpose",
