@@ -12,7 +12,8 @@
  * Partition. The rejected items go after all the selected ones, in input
  * order, so their place depends on the total selected, which no tile knows
  * until the last one has counted. One launch runs two kinds of task: the
- * first tickets count, one group of kPartitionGroup tiles each (the group
+ * first tickets count, one group of G tiles each (G = kPartitionGroup from
+ * kPartitionGroupMinTiles tiles on, else 1; the group
  * publishes its count and, through the look-back, its inclusive count, and
  * leaves each of its tiles the count before it), the next T tickets write
  * (tile j waits for the inclusive counts of the last group, the total, and
@@ -117,7 +118,8 @@ struct select_params {
     int64_t *count;
     int64_t n;
     unsigned tiles;   /* T: tiles (select: one status each; partition: write tasks) */
-    unsigned groups;  /* partition: count tasks, one per kPartitionGroup tiles, one status each */
+    unsigned group;   /* partition: tiles a count task counts, 1 or kPartitionGroup */
+    unsigned groups;  /* partition: count tasks, one per `group` tiles, one status each */
     unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
     int partition;
     int cmp;
@@ -148,7 +150,7 @@ __device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_b
 
 /*
  * A partition's count task (block-wide): counts the kept items of the
- * kPartitionGroup tiles of group t.index (flags or comparisons; no item is
+ * p.group tiles of group t.index (flags or comparisons; no item is
  * moved), publishes the group's count through the look-back and leaves in
  * value slot 0 of each of its tiles the number kept before that tile, for
  * the tile's write task. One status per group, not per tile: the look-back
@@ -161,16 +163,16 @@ __device__ __forceinline__ void count_group(const select_params &p, lookback::ti
 {
     constexpr int Items = select_items(sizeof(T));
     constexpr int64_t kTile = select_tile(sizeof(T));
-    constexpr int G = kPartitionGroup;
+    const int G = (int)p.group; /* at most kPartitionGroup */
     using L = rows<T, Items>;
-    __shared__ unsigned counts[kSelectWarps][G];
+    __shared__ unsigned counts[kSelectWarps][kPartitionGroup];
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const unsigned long long first = (unsigned long long)t.index * G; /* its first tile */
 
     /* Tiles past the last have no valid elements: they count 0. Two tiles'
      * loads in flight at a time: all G spilled under the register cap. */
 #pragma unroll 2
-    for (int i = 0; i < G; i++) {
+    for (int i = 0; i < G; i++) { /* G is the same for the whole grid */
         const int64_t seg_base = (int64_t)(first + i) * kTile + (int64_t)warp * L::kWarpItems;
         const int64_t valid = p.n - seg_base;
         T x[L::R][L::V];
@@ -206,7 +208,8 @@ __device__ __forceinline__ void count_group(const select_params &p, lookback::ti
     /* Lane 0 writes every tile's count-before, then releases the group's
      * status: its own stores in program order, so the release covers them. */
 #pragma unroll
-    for (int i = 0; i < G; i++) {
+    for (int i = 0; i < kPartitionGroup; i++) {
+        if (i == G) break; /* uniform: the whole warp leaves together */
         const unsigned within = tile::shfl_idx(inc - mine, i); /* kept in the group before tile first + i */
         if (lane == 0 && first + i < p.tiles) lookback::put_value(ar, first + i, 0, before + within);
     }
@@ -285,7 +288,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
          * slot (written before the release, read after the acquire). */
         if (threadIdx.x == 0) {
             shared_words[0] = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
-            lookback::wait_for(ar, tile_id / kPartitionGroup, t.epoch, lookback::kInclusive);
+            lookback::wait_for(ar, tile_id / p.group, t.epoch, lookback::kInclusive);
             shared_words[1] = lookback::get_value(ar, tile_id, 0);
         }
         __syncthreads();
@@ -580,7 +583,8 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     p.count = a->count;
     p.n = a->n;
     p.tiles = (unsigned)tiles;
-    p.groups = (unsigned)((tiles + kPartitionGroup - 1) / kPartitionGroup);
+    p.group = (long long)tiles >= kPartitionGroupMinTiles ? (unsigned)kPartitionGroup : 1u;
+    p.groups = (unsigned)((tiles + p.group - 1) / p.group);
     p.tickets = tiles == 1 ? 1u : a->partition ? p.groups + (unsigned)tiles : (unsigned)tiles;
     p.partition = a->partition;
     p.cmp = (int)a->cmp;

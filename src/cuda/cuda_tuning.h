@@ -223,6 +223,16 @@ __host__ __device__ constexpr long long select_tile(int item_bytes) { return (lo
 #endif
 constexpr int kPartitionGroup = GP_PARTITION_GROUP;
 static_assert(kPartitionGroup >= 1 && kPartitionGroup <= 32, "a group's tiles are ranked by one warp");
+/* Groups pay where the count phase's statuses are many; with few tiles a
+ * group's serial count is the critical path instead. H100, int32 (4096 a
+ * tile), scripts/scan-sweep.sh: G = 8 against G = 1 took 20.9 against
+ * 12.6 us at 2^16, 54 against 38 us at 2^22 (1024 tiles), 100 against 120 us
+ * at 2^24 (4096 tiles), 1395 against 1749 us at 2^28. So groups of
+ * kPartitionGroup from this many tiles on, one tile a group below. */
+#ifndef GP_PARTITION_GROUP_MIN_TILES
+#define GP_PARTITION_GROUP_MIN_TILES 2048
+#endif
+constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 
 /* 1024 threads per SM (64 registers); 8-byte items 768 (80). A wider
  * look-back holds M tags beside the tile: at M = 4, 1-byte comparisons
