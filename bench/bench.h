@@ -20,6 +20,7 @@
 #include "gpuprim.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -203,6 +204,21 @@ const char *gpb_fmt_value(gp_dtype t, const void *v, char *buf, size_t size);
  * sentence in `why`. NaN never matches. */
 int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const void *want, char *why,
                      size_t size);
+
+/* Command-line pieces shared by `gpuprim bench` and `gpuprim ladder`. */
+/* A decimal in [lo, hi]: 1 and *out set, or 0. */
+int gpb_parse_int(const char *s, long long lo, long long hi, long long *out);
+/* "N" (>= 1) or "2^K" (K <= 62): 1 and *out set, or 0. */
+int gpb_parse_size(const char *s, int64_t *out);
+/* Option i of argv, "--name=value" or "--name value" with a name from
+ * `known`: 1 with `name` and *val set (i advanced past a separate value),
+ * or 0 with `why` set (an unknown name, a missing value). */
+int gpb_option(int argc, char **argv, int *i, const char *const *known, size_t nknown, char *name,
+               size_t name_size, const char **val, char *why, size_t why_size);
+/* A CSV field (quoted when it holds a comma, quote or newline) and a JSON
+ * string (escaped), written to f. */
+void gpb_csv_str(FILE *f, const char *s);
+void gpb_json_str(FILE *f, const char *s);
 
 /* Fills the fields every backend shares (version, commit, flags, date). */
 void gpb_meta_common(gpb_meta *m);

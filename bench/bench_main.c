@@ -3,7 +3,6 @@
 #include "bench.h"
 #include "gp_bench.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,30 +103,6 @@ static int bad(const char *fmt, const char *what)
     return GPB_ERROR;
 }
 
-static int parse_int(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return 0;
-    *out = v;
-    return 1;
-}
-
-/* "N" or "2^K". */
-static int parse_size(const char *s, int64_t *out)
-{
-    long long v;
-    if (!strncmp(s, "2^", 2)) {
-        if (!parse_int(s + 2, 0, 62, &v)) return 0;
-        *out = INT64_C(1) << v;
-        return 1;
-    }
-    if (!parse_int(s, 1, INT64_MAX, &v)) return 0;
-    *out = v;
-    return 1;
-}
-
 /* Splits a comma list; each item goes through `item`. */
 static int parse_list(const char *opt, const char *s, int *count, int (*item)(const char *, void *, int),
                       void *dst)
@@ -164,13 +139,13 @@ static int shape_item(const char *s, void *dst, int i)
     const char *x = strchr(s, 'x');
     if (!x || x == s || (size_t)(x - s) >= sizeof buf) return 0;
     snprintf(buf, sizeof buf, "%.*s", (int)(x - s), s);
-    if (!parse_int(buf, 1, INT64_C(1) << 31, &r) || !parse_int(x + 1, 1, INT64_C(1) << 31, &c)) return 0;
+    if (!gpb_parse_int(buf, 1, INT64_C(1) << 31, &r) || !gpb_parse_int(x + 1, 1, INT64_C(1) << 31, &c)) return 0;
     ((int64_t(*)[2])dst)[i][0] = r;
     ((int64_t(*)[2])dst)[i][1] = c;
     return 1;
 }
 static int op_item(const char *s, void *dst, int i) { return gp_op_from_name(s, &((gp_op *)dst)[i]) == GP_STATUS_OK; }
-static int size_item(const char *s, void *dst, int i) { return parse_size(s, &((int64_t *)dst)[i]); }
+static int size_item(const char *s, void *dst, int i) { return gpb_parse_size(s, &((int64_t *)dst)[i]); }
 
 static int parse_args(int argc, char **argv, args *a)
 {
@@ -194,27 +169,17 @@ static int parse_args(int argc, char **argv, args *a)
         static const char *const known[] = {"--backend", "--device", "--dtype", "--op", "--sizes",
                                             "--min-log2", "--max-log2", "--runs", "--warmup", "--seed",
                                             "--csv", "--json", "--shapes", "--plot"};
-        char name[64];
-        const char *val = strchr(opt, '=');
-        if (val) {
-            snprintf(name, sizeof name, "%.*s", (int)(val - opt), opt);
-            val++;
-        } else {
-            snprintf(name, sizeof name, "%s", opt);
-        }
-        int is_known = 0;
-        for (size_t k = 0; k < sizeof known / sizeof *known; k++) is_known |= !strcmp(name, known[k]);
-        if (!is_known) return bad("unknown option '%s'", name);
-        if (!val) {
-            if (i + 1 >= argc) return bad("%s needs a value", opt);
-            val = argv[++i];
-        }
+        char name[64], why[128];
+        const char *val;
+        if (!gpb_option(argc, argv, &i, known, sizeof known / sizeof *known, name, sizeof name, &val, why,
+                        sizeof why))
+            return bad("%s", why);
         long long v;
         int rc = GPB_OK;
         if (!strcmp(name, "--backend")) {
             if (gp_backend_from_name(val, &a->backend) != GP_STATUS_OK) return bad("unknown backend '%s'", val);
         } else if (!strcmp(name, "--device")) {
-            if (!parse_int(val, 0, 1024, &v)) return bad("bad --device '%s'", val);
+            if (!gpb_parse_int(val, 0, 1024, &v)) return bad("bad --device '%s'", val);
             a->device = (int)v;
         } else if (!strcmp(name, "--dtype")) {
             rc = parse_list(name, val, &a->ndtypes, dtype_item, a->dtypes);
@@ -226,19 +191,19 @@ static int parse_args(int argc, char **argv, args *a)
         } else if (!strcmp(name, "--sizes")) {
             rc = parse_list(name, val, &a->nsizes, size_item, a->sizes);
         } else if (!strcmp(name, "--min-log2")) {
-            if (!parse_int(val, 0, 40, &v)) return bad("bad --min-log2 '%s' (0..40)", val);
+            if (!gpb_parse_int(val, 0, 40, &v)) return bad("bad --min-log2 '%s' (0..40)", val);
             a->min_log2 = (int)v;
         } else if (!strcmp(name, "--max-log2")) {
-            if (!parse_int(val, -1, 40, &v)) return bad("bad --max-log2 '%s' (-1..40)", val);
+            if (!gpb_parse_int(val, -1, 40, &v)) return bad("bad --max-log2 '%s' (-1..40)", val);
             a->max_log2 = v < 0 ? -2 : (int)v; /* -2: explicitly no sweep */
         } else if (!strcmp(name, "--runs")) {
-            if (!parse_int(val, 1, 100000, &v)) return bad("bad --runs '%s'", val);
+            if (!gpb_parse_int(val, 1, 100000, &v)) return bad("bad --runs '%s'", val);
             a->runs = (int)v;
         } else if (!strcmp(name, "--warmup")) {
-            if (!parse_int(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
+            if (!gpb_parse_int(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
             a->warmup = (int)v;
         } else if (!strcmp(name, "--seed")) {
-            if (!parse_int(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
+            if (!gpb_parse_int(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
             a->seed = (unsigned long long)v;
         } else if (!strcmp(name, "--csv")) {
             a->csv = val;

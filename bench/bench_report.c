@@ -213,7 +213,7 @@ static const char *row_status(const rec *r, const row *w)
 
 /* ------------------------------------------------------------------- CSV */
 
-static void csv_str(FILE *f, const char *s)
+void gpb_csv_str(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
         fputs(s, f);
@@ -253,7 +253,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
             const gpb_time *t = rows[k].t;
             fprintf(f, "%s,%s,%s,%s,", r->c->name, m->backend, gp_op_name(p->spec.op),
                     gpb_dtype_name(p->spec.dtype));
-            csv_str(f, rows[k].impl);
+            gpb_csv_str(f, rows[k].impl);
             fprintf(f, ",%s,%lld,%.0f,%.0f,%d,", rows[k].role, (long long)p->spec.n, p->bytes_read,
                     p->bytes_written, t->measured ? o->runs : 0);
             csv_num(f, t->measured ? t->med_us : NAN), fputc(',', f);
@@ -267,7 +267,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
                                     m->gpuprim_version, m->commit, m->build_flags, m->date};
             for (size_t j = 0; j < sizeof fields / sizeof *fields; j++) {
                 if (j) fputc(',', f);
-                csv_str(f, fields[j]);
+                gpb_csv_str(f, fields[j]);
             }
             fprintf(f, ",%lld,%lld\n", (long long)p->spec.rows, (long long)p->spec.cols); /* 0, 0: 1-D */
         }
@@ -282,7 +282,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_str(FILE *f, const char *s)
+void gpb_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
@@ -302,9 +302,9 @@ static void json_num(FILE *f, double v)
 static void json_kv(FILE *f, const char *k, const char *v, int last)
 {
     fprintf(f, "    ");
-    json_str(f, k);
+    gpb_json_str(f, k);
     fputs(": ", f);
-    json_str(f, v);
+    gpb_json_str(f, v);
     fputs(last ? "\n" : ",\n", f);
 }
 
@@ -350,11 +350,11 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
         const gpb_case *c = rp->v[i].c;
         if (first_of_case(rp, i) != i) continue;
         fputs(k++ ? ",\n    " : "\n    ", f);
-        json_str(f, c->name);
-        fputs(": {\"subject\": ", f), json_str(f, c->subject);
-        fputs(", \"peer\": ", f), json_str(f, c->peer);
-        fputs(", \"ceiling\": ", f), json_str(f, c->ceiling);
-        fputs(", \"about\": ", f), json_str(f, c->about ? c->about : "");
+        gpb_json_str(f, c->name);
+        fputs(": {\"subject\": ", f), gpb_json_str(f, c->subject);
+        fputs(", \"peer\": ", f), gpb_json_str(f, c->peer);
+        fputs(", \"ceiling\": ", f), gpb_json_str(f, c->ceiling);
+        fputs(", \"about\": ", f), gpb_json_str(f, c->about ? c->about : "");
         fprintf(f, ", \"takes_op\": %s}", c->no_op ? "false" : "true");
     }
     fputs("\n  },\n", f);
@@ -368,10 +368,10 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
         for (int k = 0; k < 3; k++) {
             const gpb_time *t = rows[k].t;
             fprintf(f, "%s    {\"case\": ", sep);
-            json_str(f, r->c->name);
+            gpb_json_str(f, r->c->name);
             fprintf(f, ", \"backend\": \"%s\", \"op\": \"%s\", \"dtype\": \"%s\", \"impl\": ", m->backend,
                     gp_op_name(p->spec.op), gpb_dtype_name(p->spec.dtype));
-            json_str(f, rows[k].impl);
+            gpb_json_str(f, rows[k].impl);
             fprintf(f, ", \"role\": \"%s\", \"n\": %lld, \"bytes_read\": %.0f, \"bytes_written\": %.0f, "
                        "\"runs\": %d",
                     rows[k].role, (long long)p->spec.n, p->bytes_read, p->bytes_written,
@@ -385,7 +385,7 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
             if (p->spec.rows > 0)
                 fprintf(f, ", \"rows\": %lld, \"cols\": %lld", (long long)p->spec.rows, (long long)p->spec.cols);
             fprintf(f, ", \"status\": \"%s\", \"note\": ", row_status(r, &rows[k]));
-            json_str(f, p->note);
+            gpb_json_str(f, p->note);
             fputs("}", f);
             sep = ",\n";
         }

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -183,4 +184,54 @@ void gpb_progress_clear(void)
 {
     if (progress_on < 0) progress_on = isatty(STDERR_FILENO);
     if (progress_on) fputs("\r\033[K", stderr), fflush(stderr);
+}
+
+int gpb_parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
+int gpb_parse_size(const char *s, int64_t *out)
+{
+    long long v;
+    if (!strncmp(s, "2^", 2)) {
+        if (!gpb_parse_int(s + 2, 0, 62, &v)) return 0;
+        *out = INT64_C(1) << v;
+        return 1;
+    }
+    if (!gpb_parse_int(s, 1, INT64_MAX, &v)) return 0;
+    *out = v;
+    return 1;
+}
+
+int gpb_option(int argc, char **argv, int *i, const char *const *known, size_t nknown, char *name,
+               size_t name_size, const char **val, char *why, size_t why_size)
+{
+    const char *opt = argv[*i];
+    *val = strchr(opt, '=');
+    if (*val) {
+        snprintf(name, name_size, "%.*s", (int)(*val - opt), opt);
+        (*val)++;
+    } else {
+        snprintf(name, name_size, "%s", opt);
+    }
+    int is_known = 0;
+    for (size_t k = 0; k < nknown; k++) is_known |= !strcmp(name, known[k]);
+    if (!is_known) {
+        snprintf(why, why_size, "unknown option '%s'", name);
+        return 0;
+    }
+    if (!*val) {
+        if (*i + 1 >= argc) {
+            snprintf(why, why_size, "%s needs a value", opt);
+            return 0;
+        }
+        *val = argv[++*i];
+    }
+    return 1;
 }

@@ -3,7 +3,6 @@
 #include "gp_bench.h"
 #include "ladder.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,19 +121,6 @@ double gpl_peak_gbs(const gpb_env *env)
 
 /* ------------------------------------------------------------------ files */
 
-static void csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 static void csv_num(FILE *f, double v)
 {
@@ -164,10 +150,10 @@ static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *
           f);
     for (int i = 0; i < rep->n; i++) {
         const gpl_row *r = &rep->v[i];
-        csv_str(f, ladder), fputc(',', f);
-        csv_str(f, r->section), fputc(',', f);
-        csv_str(f, r->rung), fputc(',', f);
-        csv_str(f, r->config);
+        gpb_csv_str(f, ladder), fputc(',', f);
+        gpb_csv_str(f, r->section), fputc(',', f);
+        gpb_csv_str(f, r->rung), fputc(',', f);
+        gpb_csv_str(f, r->config);
         fprintf(f, ",%lld,%lld,%lld,%d,", (long long)r->n, (long long)r->rows, (long long)r->cols,
                 r->t.measured ? o->runs : 0);
         csv_num(f, r->t.measured ? r->t.med_us : NAN), fputc(',', f);
@@ -183,23 +169,13 @@ static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *
                                 m->gpuprim_version, m->commit, m->build_flags, m->date};
         for (size_t j = 0; j < sizeof fields / sizeof *fields; j++) {
             if (j) fputc(',', f);
-            csv_str(f, fields[j]);
+            gpb_csv_str(f, fields[j]);
         }
         fputc('\n', f);
     }
     return finish_file(f, path);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-        if (*u == '"' || *u == '\\') fprintf(f, "\\%c", *u);
-        else if (*u < 0x20) fprintf(f, "\\u%04x", *u);
-        else fputc(*u, f);
-    }
-    fputc('"', f);
-}
 
 static void json_num(FILE *f, const char *key, double v)
 {
@@ -223,16 +199,16 @@ static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta 
     fputs("{\n  \"meta\": {", f);
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         fprintf(f, "%s\n    \"%s\": ", k ? "," : "", keys[k]);
-        json_str(f, vals[k]);
+        gpb_json_str(f, vals[k]);
     }
     fprintf(f, ",\n    \"parallelism\": %d, \"runs\": %d, \"warmup\": %d, \"seed\": %llu\n  },\n  \"rows\": [",
             m->parallelism, o->runs, o->warmup, (unsigned long long)o->seed);
     for (int i = 0; i < rep->n; i++) {
         const gpl_row *r = &rep->v[i];
         fputs(i ? ",\n    {\"section\": " : "\n    {\"section\": ", f);
-        json_str(f, r->section);
-        fputs(", \"rung\": ", f), json_str(f, r->rung);
-        fputs(", \"config\": ", f), json_str(f, r->config);
+        gpb_json_str(f, r->section);
+        fputs(", \"rung\": ", f), gpb_json_str(f, r->rung);
+        fputs(", \"config\": ", f), gpb_json_str(f, r->config);
         fprintf(f, ", \"n\": %lld", (long long)r->n);
         if (r->rows > 0) fprintf(f, ", \"rows\": %lld, \"cols\": %lld", (long long)r->rows, (long long)r->cols);
         json_num(f, "time_us", r->t.measured ? r->t.med_us : NAN);
@@ -244,7 +220,7 @@ static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta 
         json_num(f, "pct_ceiling", r->pct_ceiling);
         json_num(f, "ratio", r->ratio);
         fprintf(f, ", \"check\": \"%s\", \"note\": ", check_name(r->check));
-        json_str(f, r->note);
+        gpb_json_str(f, r->note);
         fputc('}', f);
     }
     fputs("\n  ]\n}\n", f);
@@ -283,15 +259,6 @@ static int bad(const char *fmt, const char *what)
     return GPB_ERROR;
 }
 
-static int parse_ll(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return 0;
-    *out = v;
-    return 1;
-}
 
 static int parse_sizes(const char *s, gpl_opts *o)
 {
@@ -299,10 +266,8 @@ static int parse_sizes(const char *s, gpl_opts *o)
     snprintf(buf, sizeof buf, "%s", s);
     o->nsizes = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        long long v;
-        int ok = !strncmp(tok, "2^", 2) ? parse_ll(tok + 2, 0, 40, &v) && (v = 1LL << v, 1)
-                                         : parse_ll(tok, 1, INT64_C(1) << 40, &v);
-        if (!ok) return bad("--sizes: cannot parse '%s'", tok);
+        int64_t v;
+        if (!gpb_parse_size(tok, &v) || v > INT64_C(1) << 40) return bad("--sizes: cannot parse '%s'", tok);
         if (o->nsizes == (int)(sizeof o->sizes / sizeof o->sizes[0])) return bad("%s", "--sizes: too many items");
         o->sizes[o->nsizes++] = v;
     }
@@ -339,33 +304,23 @@ static int parse_args(int argc, char **argv, args *a)
             continue;
         }
         static const char *const known[] = {"--device", "--runs", "--warmup", "--seed", "--sizes", "--csv", "--json"};
-        char name[64];
-        const char *val = strchr(opt, '=');
-        if (val) {
-            snprintf(name, sizeof name, "%.*s", (int)(val - opt), opt);
-            val++;
-        } else {
-            snprintf(name, sizeof name, "%s", opt);
-        }
-        int is_known = 0;
-        for (size_t k = 0; k < sizeof known / sizeof *known; k++) is_known |= !strcmp(name, known[k]);
-        if (!is_known) return bad("unknown option '%s'", name);
-        if (!val) {
-            if (i + 1 >= argc) return bad("%s needs a value", opt);
-            val = argv[++i];
-        }
+        char name[64], why[128];
+        const char *val;
+        if (!gpb_option(argc, argv, &i, known, sizeof known / sizeof *known, name, sizeof name, &val, why,
+                        sizeof why))
+            return bad("%s", why);
         long long v;
         if (!strcmp(name, "--device")) {
-            if (!parse_ll(val, 0, 1024, &v)) return bad("bad --device '%s'", val);
+            if (!gpb_parse_int(val, 0, 1024, &v)) return bad("bad --device '%s'", val);
             a->device = (int)v;
         } else if (!strcmp(name, "--runs")) {
-            if (!parse_ll(val, 1, 100000, &v)) return bad("bad --runs '%s'", val);
+            if (!gpb_parse_int(val, 1, 100000, &v)) return bad("bad --runs '%s'", val);
             a->runs = (int)v;
         } else if (!strcmp(name, "--warmup")) {
-            if (!parse_ll(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
+            if (!gpb_parse_int(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
             a->warmup = (int)v;
         } else if (!strcmp(name, "--seed")) {
-            if (!parse_ll(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
+            if (!gpb_parse_int(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
             a->seed = (unsigned long long)v;
         } else if (!strcmp(name, "--sizes")) {
             if (parse_sizes(val, &a->o) != GPB_OK) return GPB_ERROR;
