@@ -215,6 +215,9 @@ int gpb_parse_size(const char *s, int64_t *out);
  * or 0 with `why` set (an unknown name, a missing value). */
 int gpb_option(int argc, char **argv, int *i, const char *const *known, size_t nknown, char *name,
                size_t name_size, const char **val, char *why, size_t why_size);
+/* Prints "gpuprim VERB: <fmt with what> (see gpuprim VERB --help)" to
+ * stderr; returns GPB_ERROR. */
+int gpb_usage_error(const char *verb, const char *fmt, const char *what);
 /* A CSV field (quoted when it holds a comma, quote or newline) and a JSON
  * string (escaped), written to f. */
 void gpb_csv_str(FILE *f, const char *s);

@@ -95,13 +95,7 @@ static void usage(FILE *f)
           f);
 }
 
-static int bad(const char *fmt, const char *what)
-{
-    fprintf(stderr, "gpuprim bench: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see gpuprim bench --help)\n");
-    return GPB_ERROR;
-}
+static int bad(const char *fmt, const char *what) { return gpb_usage_error("bench", fmt, what); }
 
 /* Splits a comma list; each item goes through `item`. */
 static int parse_list(const char *opt, const char *s, int *count, int (*item)(const char *, void *, int),

@@ -235,3 +235,11 @@ int gpb_option(int argc, char **argv, int *i, const char *const *known, size_t n
     }
     return 1;
 }
+
+int gpb_usage_error(const char *verb, const char *fmt, const char *what)
+{
+    fprintf(stderr, "gpuprim %s: ", verb);
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see gpuprim %s --help)\n", verb);
+    return GPB_ERROR;
+}

@@ -251,13 +251,7 @@ static void usage(FILE *f)
           f);
 }
 
-static int bad(const char *fmt, const char *what)
-{
-    fprintf(stderr, "gpuprim ladder: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see gpuprim ladder --help)\n");
-    return GPB_ERROR;
-}
+static int bad(const char *fmt, const char *what) { return gpb_usage_error("ladder", fmt, what); }
 
 
 static int parse_sizes(const char *s, gpl_opts *o)

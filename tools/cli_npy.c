@@ -308,33 +308,6 @@ int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *o
 
 /* ----------------------------------------------------------------- write */
 
-int cli_npy_write_header(FILE *fp, gp_dtype t, int64_t n)
-{
-    static const char kinds[] = {'\0', 'i', 'u', 'i', 'u', 'i', 'u', 'i', 'u', 'f', 'f'};
-    size_t elem = gp_dtype_size(t);
-    if (!elem || (size_t)t >= sizeof kinds) return -1;
-    char dict[128];
-    int k = snprintf(dict, sizeof dict, "{'descr': '%c%c%zu', 'fortran_order': False, 'shape': (%" PRId64 ",), }",
-                     elem == 1 ? '|' : '<', kinds[t], elem, n);
-    if (k < 0 || (size_t)k >= sizeof dict) return -1;
-    /* numpy pads with spaces and a final newline so the data starts on a
-     * 64-byte boundary. */
-    size_t unpadded = 10 + (size_t)k + 1;
-    size_t total = (unpadded + 63) / 64 * 64;
-    size_t header_len = total - 10;
-    unsigned char prefix[10];
-    memcpy(prefix, npy_magic, 6);
-    prefix[6] = 1;
-    prefix[7] = 0;
-    prefix[8] = (unsigned char)(header_len & 0xff);
-    prefix[9] = (unsigned char)(header_len >> 8);
-    if (fwrite(prefix, 1, sizeof prefix, fp) != sizeof prefix) return -1;
-    if (fwrite(dict, 1, (size_t)k, fp) != (size_t)k) return -1;
-    for (size_t i = (size_t)k; i + 1 < header_len; i++)
-        if (fputc(' ', fp) == EOF) return -1;
-    return fputc('\n', fp) == EOF ? -1 : 0;
-}
-
 /* The dict, padded with spaces and a final newline so that the data starts
  * on a 64-byte boundary, as numpy writes it; version 1.0 (short headers). */
 static int write_header_dict(FILE *fp, const char *dict, size_t k)
@@ -354,6 +327,18 @@ static int write_header_dict(FILE *fp, const char *dict, size_t k)
     for (size_t i = k; i + 1 < header_len; i++)
         if (fputc(' ', fp) == EOF) return -1;
     return fputc('\n', fp) == EOF ? -1 : 0;
+}
+
+int cli_npy_write_header(FILE *fp, gp_dtype t, int64_t n)
+{
+    static const char kinds[] = {'\0', 'i', 'u', 'i', 'u', 'i', 'u', 'i', 'u', 'f', 'f'};
+    size_t elem = gp_dtype_size(t);
+    if (!elem || (size_t)t >= sizeof kinds) return -1;
+    char dict[128];
+    int k = snprintf(dict, sizeof dict, "{'descr': '%c%c%zu', 'fortran_order': False, 'shape': (%" PRId64 ",), }",
+                     elem == 1 ? '|' : '<', kinds[t], elem, n);
+    if (k < 0 || (size_t)k >= sizeof dict) return -1;
+    return write_header_dict(fp, dict, (size_t)k);
 }
 
 int cli_npy_write_header_nd(FILE *fp, const char *descr, int ndim, const int64_t *dims)
