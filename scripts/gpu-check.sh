@@ -86,6 +86,18 @@ for t in $tests; do
     "$build/tests/$t" --backend cuda --quick || san_ok=1
 done
 
+# Persistent grids (cooperative launch, tiles staged by the bulk copy engine)
+# need more than ~500 tiles on the real device; capped at 5 resident blocks,
+# every multi-tile case of the quick suites takes that path.
+if [ -n "$tests" ]; then
+  for t in test_scan; do
+    step "memcheck-$t-persistent" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 compute-sanitizer --tool memcheck \
+      --error-exitcode 9 --leak-check full --report-api-errors no "$build/tests/$t" --backend cuda --quick || san_ok=1
+    step "racecheck-$t-persistent" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 compute-sanitizer --tool racecheck \
+      --error-exitcode 9 "$build/tests/$t" --backend cuda --quick || san_ok=1
+  done
+fi
+
 # The seed ladders' --check runs (every rung against the reference) under
 # both tools. Racecheck leaves out seed 004's published kernel, whose shared-
 # memory race is the point of its rung (GPUPRIM_LADDER_NO_RACE=1).

@@ -5,7 +5,7 @@
 # src/cuda/cuda_tuning.h), then runs every bench case with every variant,
 # interleaved, and prints one line per (case, size, variant). Logs, CSV and
 # each variant's ptxas report go to $OUT/scan-sweep.tar.gz.
-#   scripts/scan-sweep.sh [NAME=DEFINES ...]   (default: the list below)
+#   [SWEEP_CASES="scan filter"] scripts/scan-sweep.sh [NAME=DEFINES ...]   (default: the list below)
 # e.g. scripts/scan-sweep.sh g8= t512="-DGP_SCAN_THREADS=512 -DGP_SELECT_THREADS=512"
 # Time on a 16-core H100 (estimate): builds ~200 s (4 at once, a quarter of
 # the cores each), benches ~10 s per case and variant (16 runs), ~380 s in
@@ -28,7 +28,7 @@ if [ ${#variants[@]} -eq 0 ]; then
     "w4=-DGP_LOOKBACK_TAGS_PER_LANE=4"       # + 128 tiles (scan: 768 threads per SM, for registers)
   )
 fi
-cases=(scan select partition filter)
+read -r -a cases <<<"${SWEEP_CASES:-scan select partition filter}" # e.g. SWEEP_CASES=scan
 jobs=$(( $(nproc) / ${#variants[@]} ))
 [ "$jobs" -ge 1 ] || jobs=1
 

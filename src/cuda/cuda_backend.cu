@@ -4,7 +4,10 @@
  * goes through. The primitives live in their own files (cuda_reduce.cu).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <mutex>
 
 #include "cuda_backend.h"
 #include "cuda_common.cuh"
@@ -46,6 +49,71 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         fprintf(stderr, "gpuprim: %s failed: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "%s <<<%u, %u>>> failed: %s (%s) at %s:%d", what, grid,
+                            block, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
+    }
+#endif
+    return GP_STATUS_OK;
+}
+
+/* A handful of (kernel, device, smem) triples are ever asked about: a
+ * linear table under a lock. */
+struct resident_entry {
+    const void *kernel;
+    int device;
+    size_t smem;
+    unsigned blocks;
+};
+
+unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem)
+{
+    static std::mutex lock;
+    static resident_entry table[64];
+    static int used = 0;
+    std::lock_guard<std::mutex> hold(lock);
+    const unsigned cap = state(ctx)->max_resident;
+    auto capped = [cap](unsigned blocks) { return cap > 0 && cap < blocks ? cap : blocks; };
+    for (int i = 0; i < used; i++)
+        if (table[i].kernel == kernel && table[i].device == ctx->device && table[i].smem == smem)
+            return capped(table[i].blocks);
+    int per_sm = 0;
+    if (smem > 0 &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)block, smem) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    const unsigned blocks = (unsigned)per_sm * (unsigned)state(ctx)->sm_count;
+    if (used < 64) table[used++] = {kernel, ctx->device, smem, blocks};
+    return capped(blocks);
+}
+
+gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                          size_t smem, void **args, bool *too_large, const char *file, int line)
+{
+    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+    *too_large = false;
+    cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(block), args, smem, stream);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {
+        (void)cudaGetLastError();
+        *too_large = true;
+        return GP_STATUS_OK;
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED,
+                            "cooperative launch of %s <<<%u, %u, %zu>>> failed: %s (%s) at %s:%d", what, grid, block,
+                            smem, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
+    }
+#ifdef GPUPRIM_DEBUG_LAUNCH
+    fprintf(stderr, "gpuprim: cooperative launch %s <<<%u, %u, %zu>>> on stream %p (device %d)\n", what, grid,
+            block, smem, ctx->stream, ctx->device);
+    e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
         return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "%s <<<%u, %u>>> failed: %s (%s) at %s:%d", what, grid,
                             block, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
     }
@@ -156,6 +224,10 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     GP_CUDA_ENTER_DEVICE(ctx, scope);
     GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, ctx->device));
     if (st->sm_count < 1) st->sm_count = 1;
+    /* A test hook: tests/CMakeLists.txt runs the suites again with a few
+     * resident blocks, so that small inputs take the persistent paths. */
+    const char *cap = getenv("GPUPRIM_MAX_RESIDENT_BLOCKS");
+    st->max_resident = cap ? (unsigned)strtoul(cap, NULL, 10) : 0;
 
     st->control = gp_ctx_alloc(ctx, GP_MEM_DEVICE, kControlBytes);
     if (!st->control)

@@ -22,6 +22,7 @@ constexpr size_t kControlBytes = 128;
  * hot path asks the runtime nothing. */
 struct context_state {
     int sm_count;
+    unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids (0: none) */
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control` */
     /* The look-back arena of scan, select, partition and the filter

@@ -30,6 +30,20 @@ gp_status fail(gp_ctx *ctx, cudaError_t err, const char *call, const char *file,
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                  void **args, const char *file, int line);
 
+/* How many blocks of `kernel` (block threads, `smem` bytes of dynamic shared
+ * memory) the context's device holds at once; 0 if the runtime cannot say.
+ * Raises the kernel's dynamic shared-memory limit to `smem` first. Cached
+ * per kernel, device and smem. */
+unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem);
+
+/* Like launch, for a persistent grid whose blocks wait on each other: a
+ * cooperative launch, so every block is resident at once. When the device
+ * cannot hold the grid now (other work, MPS limits) it records nothing,
+ * sets *too_large and returns OK: the caller falls back to a grid that
+ * needs no co-residency. */
+gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                          size_t smem, void **args, bool *too_large, const char *file, int line);
+
 /* Number of CUDA devices, from the probe's cached answer (0 if none). */
 int visible_devices();
 

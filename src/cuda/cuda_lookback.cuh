@@ -185,6 +185,21 @@ __device__ __forceinline__ void publish(const arena &a, unsigned long long slot,
 #endif
 }
 
+/* publish for a status whose whole value is its payload: nothing else to
+ * order, so (GP_LOOKBACK_RELAXED) a relaxed store. */
+__device__ __forceinline__ void publish_payload(const arena &a, unsigned long long slot, unsigned epoch, unsigned state,
+                                                unsigned long long payload)
+{
+#if GP_LOOKBACK_RELAXED
+    st_relaxed(a.tags + slot, make_tag(epoch, state, payload));
+#ifdef GP_CUDA_EMULATE
+    gp_emu_published(state, slot);
+#endif
+#else
+    publish(a, slot, epoch, state, payload);
+#endif
+}
+
 /* Writes value slot `which` (0 aggregate, 1 inclusive) of `slot`; publish after. */
 __device__ __forceinline__ void put_value(const arena &a, unsigned long long slot, int which, unsigned long long bits)
 {
@@ -256,8 +271,12 @@ __device__ __forceinline__ void backoff(unsigned &delay_ns)
  * round trip: lane l reads offsets j x 32 + l back from the newest, j < M,
  * as M independent loads. Offsets grow with j, then with the lane, so the
  * nearest stop is in the lowest j whose ballot has one, at its lowest lane.
+ *
+ * InTag: a status's value is all in its tag (read looks at nothing else),
+ * so with GP_LOOKBACK_RELAXED the polls are relaxed loads: there is nothing
+ * behind the tag for an acquire to order.
  */
-template <class Op, class A, unsigned Need, unsigned Stop, class Read>
+template <class Op, class A, unsigned Need, unsigned Stop, bool InTag = false, class Read>
 __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_id, unsigned epoch, Read read)
 {
     constexpr int M = kLookbackTagsPerLane;
@@ -276,7 +295,7 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
 #pragma unroll
             for (int j = 0; j < M; j++) {
                 const long long k = newest - j * kWarp - lane;
-                tag[j] = k >= 0 ? ld_acquire(a.tags + k) : 0ull;
+                tag[j] = k < 0 ? 0ull : InTag && GP_LOOKBACK_RELAXED ? ld_relaxed(a.tags + k) : ld_acquire(a.tags + k);
             }
             bool waiting = false;
             take = 0, at_stop = 0, stopped = false;

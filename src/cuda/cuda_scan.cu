@@ -11,6 +11,14 @@
  * prefix op local scan. The first tile needs no look-back; a single-tile
  * input takes no ticket and touches no arena.
  *
+ * Inputs of more tiles than the device holds blocks (and 16-byte aligned)
+ * run as a persistent grid, every block resident (a cooperative launch):
+ * block k scans tiles k, k + grid, ..., staged in shared memory by the bulk
+ * copy engine (cuda_stage.cuh) so that loads stay in flight while a tile
+ * waits. Scans whose outputs are the inputs' size go further and park each
+ * tile in shared memory while look-back warps of its own find its prefix
+ * (cuda_scan_pipelined.cuh); docs/perf/scan.md has the measurements.
+ *
  * Everything is expressed as start op x[0] op x[1] ... with `start` the
  * exclusive scan's init or the op's exact identity (-0.0 for float sums),
  * so there is no "no prefix yet" case anywhere.
@@ -29,6 +37,7 @@
 #include "cuda_backend.h"
 #include "cuda_common.cuh"
 #include "cuda_lookback.cuh"
+#include "cuda_stage.cuh"
 #include "cuda_tile.cuh"
 #include "cuda_tuning.h"
 
@@ -45,12 +54,77 @@ struct scan_params {
     void *out;
     int64_t n;
     unsigned tiles;               /* >= 1; 1 takes no ticket */
+    unsigned grid;                /* blocks; < tiles: persistent, every block resident */
+    int staged;                   /* persistent: whole tiles go through shared-memory stages */
     int exclusive;                /* start = init instead of the identity */
     int aligned;                  /* in and out are 16-byte aligned: vector loads and stores */
     unsigned long long init_bits; /* the init as the accumulator's bits */
     lookback::arena arena;
 };
 
+template <class In, class A>
+__host__ __device__ constexpr int scan_tile_bytes()
+{
+    return kScanThreads * scan_items(sizeof(In), sizeof(A)) * (int)sizeof(In);
+}
+template <class In, class A>
+__host__ __device__ constexpr int scan_stages()
+{
+    return stage::stages_for(scan_tile_bytes<In, A>(), GP_SCAN_STAGE_BYTES);
+}
+
+/* A scan's status value fits a tag's payload up to 32 bits; wider ones sit
+ * in the value slots (0: aggregate, 1: inclusive). One lane publishes. */
+template <class A>
+__device__ __forceinline__ void publish_value(const lookback::arena &ar, unsigned long long tile, unsigned epoch,
+                                              unsigned state, A v)
+{
+    if constexpr (sizeof(A) <= 4) {
+        lookback::publish_payload(ar, tile, epoch, state, lookback::to_slot(v));
+    } else {
+        lookback::put_value(ar, tile, state == lookback::kInclusive ? 1 : 0, lookback::to_slot(v));
+        lookback::publish(ar, tile, epoch, state, 0);
+    }
+}
+
+/* Warp-wide: the combination of everything before `tile` (not tile 0). */
+template <class Op, class A>
+__device__ __forceinline__ A prefix_before(const lookback::arena &ar, unsigned long long tile, unsigned epoch)
+{
+    auto read = [&ar](unsigned long long k, unsigned long long tag, bool at_stop) -> A {
+        if constexpr (sizeof(A) <= 4) return lookback::from_slot<A>(lookback::tag_payload(tag));
+        else return lookback::from_slot<A>(lookback::get_value(ar, k, at_stop ? 1 : 0));
+    };
+    return lookback::look_back<Op, A, lookback::kAggregate, lookback::kInclusive, sizeof(A) <= 4>(ar, tile, epoch,
+                                                                                                   read);
+}
+
+/* x (thread-local inclusive scans, warp_scan_rows) becomes base op the
+ * scan of the segment: inclusive, or exclusive (shifted by one element). */
+template <class Op, class A, int R, int V>
+__device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], bool exclusive, A (&x)[R][V])
+{
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const A q = Op::apply(base, lane_prefix[r]);
+        if (exclusive) {
+#pragma unroll
+            for (int e = V - 1; e > 0; e--) x[r][e] = Op::apply(q, x[r][e - 1]);
+            x[r][0] = q;
+        } else {
+#pragma unroll
+            for (int e = 0; e < V; e++) x[r][e] = Op::apply(q, x[r][e]);
+        }
+    }
+}
+
+/*
+ * Block b takes ticket k (its rank in arrival order) and scans tiles k,
+ * k + grid, k + 2 grid, ... in that order. With grid == tiles that is one
+ * tile a block. A persistent grid (grid < tiles) is launched with every
+ * block resident, so the block holding any tile is running: the smallest
+ * unfinished tile's predecessors are all done, and it finishes.
+ */
 template <class In, class Conv, class A, class S, class Op>
 __global__ void
     __launch_bounds__(kScanThreads, scan_blocks_per_sm(sizeof(In), sizeof(A), std::is_same_v<Op, tile::op_prod>))
@@ -59,87 +133,93 @@ __global__ void
     constexpr int Items = scan_items(sizeof(In), sizeof(A));
     using L = tile::rows<In, Items>;
     constexpr int64_t kTile = (int64_t)kScanThreads * Items;
+    constexpr unsigned kTileBytes = scan_tile_bytes<In, A>();
+    constexpr int kStages = scan_stages<In, A>();
     __shared__ unsigned ticket_words[2];
     __shared__ A warp_totals[kScanWarps];
     __shared__ A shared_prefix;
+    __shared__ uint64_t stage_full[kStages];
+    GP_DYNAMIC_SHARED(stages); /* kStages x kTileBytes when p.staged */
 
+    const In *in = static_cast<const In *>(p.in);
+    auto whole = [&p](unsigned tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
+    auto fetch = [&](unsigned tile, int s) {
+        stage::fetch(stages + s * kTileBytes, in + (int64_t)tile * kTile, kTileBytes, &stage_full[s]);
+    };
+
+    if (p.staged && threadIdx.x == 0) {
+        for (int s = 0; s < kStages; s++) stage::barrier_init(&stage_full[s]);
+        stage::fence_init();
+    }
     lookback::ticket t = {0, 0};
-    if (p.tiles > 1) t = lookback::take_ticket(p.arena, p.tiles, p.tiles, ticket_words);
-    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const int64_t seg_base = (int64_t)t.index * kTile + (int64_t)warp * L::kWarpItems;
-    const int64_t valid = p.n - seg_base; /* <= 0 for warps past the end */
-
-    A x[L::R][L::V];
-    tile::load_rows<In, Conv, A, Items>(static_cast<const In *>(p.in) + seg_base, valid, p.aligned,
-                                        Op::template identity<A>(), x);
-    A lane_prefix[L::R];
-    const A warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
-    A warp_prefix, tile_total;
-    tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals, warp_prefix, tile_total);
-
-    const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
-    A prefix = start;
-    const lookback::arena &ar = p.arena;
-    if (t.index == 0) {
-        if (threadIdx.x == 0 && p.tiles > 1) {
-            const A inclusive = Op::apply(start, tile_total);
-            if constexpr (sizeof(A) <= 4) {
-                lookback::publish(ar, 0, t.epoch, lookback::kInclusive, lookback::to_slot(inclusive));
-            } else {
-                lookback::put_value(ar, 0, 1, lookback::to_slot(inclusive));
-                lookback::publish(ar, 0, t.epoch, lookback::kInclusive, 0);
-            }
+    if (p.tiles > 1) t = lookback::take_ticket(p.arena, p.grid, p.tiles, ticket_words); /* a barrier inside */
+    if (p.staged && threadIdx.x == 0)
+        for (int s = 0; s < kStages; s++) {
+            const unsigned long long tile = t.index + (unsigned long long)s * p.grid;
+            if (tile < p.tiles && whole((unsigned)tile)) fetch((unsigned)tile, s);
         }
-    } else {
-        if (warp == 0) {
+
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
+    const lookback::arena &ar = p.arena;
+    unsigned use = 0; /* tiles this block has scanned */
+    /* tile + grid <= 2 tiles < 2^32: no wrap */
+    for (unsigned tile = t.index; tile < p.tiles; tile += p.grid, use++) {
+        const int64_t seg_base = (int64_t)tile * kTile + (int64_t)warp * L::kWarpItems;
+        const int64_t valid = p.n - seg_base; /* <= 0 for warps past the end */
+        const bool from_stage = p.staged && whole(tile);
+        const int s = (int)(use % kStages);
+
+        A x[L::R][L::V];
+        if (from_stage) {
+            stage::wait(&stage_full[s], (use / kStages) & 1u);
+            tile::load_rows_shared<In, Conv, A, Items>(
+                reinterpret_cast<const In *>(stages + s * kTileBytes) + warp * L::kWarpItems, x);
+        } else {
+            tile::load_rows<In, Conv, A, Items>(in + seg_base, valid, p.aligned, Op::template identity<A>(), x);
+        }
+        A lane_prefix[L::R];
+        const A warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
+        A warp_prefix, tile_total;
+        tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals, warp_prefix, tile_total);
+        /* Every thread has read stage s (the barrier in block_combine):
+         * refill it with this block's tile kStages ahead. */
+        if (from_stage && threadIdx.x == 0) {
+            const unsigned long long ahead = tile + (unsigned long long)kStages * p.grid;
+            if (ahead < p.tiles && whole((unsigned)ahead)) fetch((unsigned)ahead, s);
+        }
+
+        if (tile == 0) {
+            if (threadIdx.x == 0 && p.tiles > 1)
+                publish_value(ar, 0, t.epoch, lookback::kInclusive, Op::apply(start, tile_total));
+        } else if (warp == 0) {
+            if (lane == 0) publish_value(ar, tile, t.epoch, lookback::kAggregate, tile_total);
+            const A before = prefix_before<Op, A>(ar, tile, t.epoch);
             if (lane == 0) {
-                if constexpr (sizeof(A) <= 4) {
-                    lookback::publish(ar, t.index, t.epoch, lookback::kAggregate, lookback::to_slot(tile_total));
-                } else {
-                    lookback::put_value(ar, t.index, 0, lookback::to_slot(tile_total));
-                    lookback::publish(ar, t.index, t.epoch, lookback::kAggregate, 0);
-                }
-            }
-            /* A value fits a tag's payload up to 32 bits; wider ones sit in
-             * the value slots (0: aggregate, 1: inclusive). */
-            auto read = [&ar](unsigned long long k, unsigned long long tag, bool at_stop) -> A {
-                if constexpr (sizeof(A) <= 4) return lookback::from_slot<A>(lookback::tag_payload(tag));
-                else return lookback::from_slot<A>(lookback::get_value(ar, k, at_stop ? 1 : 0));
-            };
-            const A before =
-                lookback::look_back<Op, A, lookback::kAggregate, lookback::kInclusive>(ar, t.index, t.epoch, read);
-            if (lane == 0) {
-                const A inclusive = Op::apply(before, tile_total);
-                if constexpr (sizeof(A) <= 4) {
-                    lookback::publish(ar, t.index, t.epoch, lookback::kInclusive, lookback::to_slot(inclusive));
-                } else {
-                    lookback::put_value(ar, t.index, 1, lookback::to_slot(inclusive));
-                    lookback::publish(ar, t.index, t.epoch, lookback::kInclusive, 0);
-                }
+                publish_value(ar, tile, t.epoch, lookback::kInclusive, Op::apply(before, tile_total));
                 shared_prefix = before;
             }
         }
+        /* Also orders this tile's reads of warp_totals and shared_prefix
+         * before the next tile's writes. */
         __syncthreads();
-        prefix = shared_prefix;
-    }
+        const A prefix = tile == 0 ? start : shared_prefix;
 
-    /* out = (prefix op warp prefix op lane prefix) op local scan; the
-     * exclusive scan shifts the local scan by one element. */
-    const A base = Op::apply(prefix, warp_prefix);
-#pragma unroll
-    for (int r = 0; r < L::R; r++) {
-        const A q = Op::apply(base, lane_prefix[r]);
-        if (p.exclusive) {
-#pragma unroll
-            for (int e = L::V - 1; e > 0; e--) x[r][e] = Op::apply(q, x[r][e - 1]);
-            x[r][0] = q;
-        } else {
-#pragma unroll
-            for (int e = 0; e < L::V; e++) x[r][e] = Op::apply(q, x[r][e]);
-        }
+        /* out = (prefix op warp prefix op lane prefix) op local scan; the
+         * exclusive scan shifts the local scan by one element. */
+        const A base = Op::apply(prefix, warp_prefix);
+        finish_rows<Op>(base, lane_prefix, p.exclusive, x);
+        tile::store_rows<In, A, S, Items>(static_cast<S *>(p.out) + seg_base, valid, p.aligned, x);
     }
-    tile::store_rows<In, A, S, Items>(static_cast<S *>(p.out) + seg_base, valid, p.aligned, x);
 }
+
+} // namespace
+} // namespace gp_cuda
+
+#include "cuda_scan_pipelined.cuh"
+
+namespace gp_cuda {
+namespace {
 
 /* ---------------------------------------------------------------- host side */
 
@@ -169,6 +249,9 @@ struct scan_kernel_choice {
     const void *fn;
     const char *name;
     unsigned long long (*init_bits)(const void *init);
+    size_t stage_bytes; /* dynamic shared memory of a staged launch */
+    const void *pipelined; /* scan_kernel_pipelined, or NULL */
+    size_t pipelined_bytes;
 };
 
 template <class Conv, class A>
@@ -185,7 +268,11 @@ unsigned long long init_as_acc(const void *init)
 template <class In, class Conv, class A, class S, class Op>
 scan_kernel_choice pick(const char *name)
 {
-    return {(const void *)scan_kernel<In, Conv, A, S, Op>, name, init_as_acc<Conv, A>};
+    const void *pipelined = NULL;
+    if constexpr (pipelined_scan<In, A, S>) pipelined = (const void *)scan_kernel_pipelined<In, Conv, A, S, Op>;
+    return {(const void *)scan_kernel<In, Conv, A, S, Op>, name, init_as_acc<Conv, A>,
+            (size_t)scan_stages<In, A>() * scan_tile_bytes<In, A>(), pipelined,
+            (size_t)kPipeStages * scan_tile_bytes<In, A>()};
 }
 
 /* X(in dtype, out dtype, C in, C out, unsigned out, wrapping accumulator):
@@ -253,7 +340,7 @@ scan_kernel_choice choose(const gp_scan_args *a)
 {
     GP_SCAN_INT_PAIRS(GP_SCAN_PICK_INT)
     GP_SCAN_FLOAT_PAIRS(GP_SCAN_PICK_FLOAT)
-    return {NULL, NULL, NULL};
+    return {NULL, NULL, NULL, 0, NULL, 0};
 }
 
 } // namespace
@@ -349,7 +436,28 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
     const char *what = k.name;
 #endif
     void *args[] = {&p};
-    GP_CUDA_LAUNCH(ctx, k.fn, what, (unsigned)tiles, (unsigned)kScanThreads, args);
+    /* More tiles than the device holds blocks: a persistent grid, its tiles
+     * staged through shared memory (needs 16-byte aligned tiles). */
+    p.grid = (unsigned)tiles;
+    if (GP_SCAN_PERSISTENT && tiles > 1 && p.aligned) {
+        const bool piped = GP_SCAN_PIPELINE && k.pipelined;
+        const void *fn = piped ? k.pipelined : k.fn;
+        const unsigned threads = piped ? kPipeThreads : kScanThreads;
+        const size_t smem = piped ? k.pipelined_bytes : k.stage_bytes;
+        const unsigned resident = resident_blocks(ctx, fn, threads, smem);
+        if (resident > 0 && tiles > resident) {
+            p.grid = resident;
+            p.staged = 1;
+            bool too_large = false;
+            gp_status s = launch_resident(ctx, fn, what, p.grid, threads, smem, args, &too_large, __FILE__, __LINE__);
+            if (s != GP_STATUS_OK) return s;
+            if (too_large) {
+                p.grid = (unsigned)tiles; /* the device is busy: one tile a block */
+                p.staged = 0;
+            }
+        }
+    }
+    if (!p.staged) GP_CUDA_LAUNCH(ctx, k.fn, what, p.grid, (unsigned)kScanThreads, args);
     return GP_STATUS_OK;
 }
 

@@ -199,9 +199,9 @@ __device__ __forceinline__ void count_group(const select_params &p, lookback::ti
     const lookback::arena &ar = p.arena;
     unsigned long long before = 0;
     if (t.index != 0) {
-        if (lane == 0) lookback::publish(ar, t.index, t.epoch, lookback::kAggregate, group_kept);
+        if (lane == 0) lookback::publish_payload(ar, t.index, t.epoch, lookback::kAggregate, group_kept);
         auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
-        before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive>(
+        before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive, true>(
             ar, t.index, t.epoch, read);
     }
     /* Lane 0 writes every tile's count-before, then releases the group's
@@ -267,15 +267,15 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     unsigned long long before = 0, total = kept;
     if (multi && !p.partition) {
         if (tile_id == 0) {
-            if (threadIdx.x == 0) lookback::publish(ar, 0, t.epoch, lookback::kInclusive, kept);
+            if (threadIdx.x == 0) lookback::publish_payload(ar, 0, t.epoch, lookback::kInclusive, kept);
         } else if (warp == 0) {
-            if (lane == 0) lookback::publish(ar, tile_id, t.epoch, lookback::kAggregate, kept);
+            if (lane == 0) lookback::publish_payload(ar, tile_id, t.epoch, lookback::kAggregate, kept);
             auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
             const unsigned long long b =
-                lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive>(
+                lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive, true>(
                     ar, tile_id, t.epoch, read);
             if (lane == 0) {
-                lookback::publish(ar, tile_id, t.epoch, lookback::kInclusive, b + kept);
+                lookback::publish_payload(ar, tile_id, t.epoch, lookback::kInclusive, b + kept);
                 shared_words[0] = b;
             }
         }
@@ -456,7 +456,7 @@ __global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)
                 }
                 auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
                 const unsigned long long b =
-                    lookback::look_back<tile::op_sum, unsigned long long, lookback::kInclusive, lookback::kFinal>(
+                    lookback::look_back<tile::op_sum, unsigned long long, lookback::kInclusive, lookback::kFinal, true>(
                         ar, tile_id, t.epoch, read);
                 if (lane == 0) {
                     lookback::publish(ar, tile_id, t.epoch, lookback::kFinal, b + kept);

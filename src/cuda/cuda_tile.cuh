@@ -218,6 +218,23 @@ __device__ __forceinline__ void load_rows(const T *seg, int64_t valid, bool alig
     }
 }
 
+/* load_rows for a whole segment staged in shared memory (cuda_stage.cuh):
+ * the same layout, 16-byte reads, a warp's 512 contiguous bytes each row
+ * (no bank conflicts). */
+template <class T, class Conv, class Out, int Items>
+__device__ __forceinline__ void load_rows_shared(const T *seg, Out (&x)[rows<T, Items>::R][rows<T, Items>::V])
+{
+    using L = rows<T, Items>;
+    const int lane = threadIdx.x % kWarp;
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        vec16<T> v;
+        v.u = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
+#pragma unroll
+        for (int e = 0; e < L::V; e++) x[r][e] = static_cast<Out>(static_cast<Conv>(v.e[e]));
+    }
+}
+
 /* Stores y[R][V], converted to S, in the row layout of a segment whose
  * input elements are In: out has one S per input element. Vector stores
  * when the segment is whole and `aligned` (seg 16-byte aligned). */
@@ -305,16 +322,20 @@ __device__ __forceinline__ A warp_row_prefixes(const A (&x)[R][V], A (&lane_pref
 /*
  * Block level: every warp's total in, each warp's exclusive prefix and the
  * block total out (on every thread). `totals` is shared memory for
- * Warps values; one __syncthreads inside. The caller must not rewrite
+ * Warps values; one barrier inside (`sync`, __syncthreads unless given). The caller must not rewrite
  * `totals` before every thread has passed this call (a second call needs a
  * __syncthreads in between).
  */
-template <class Op, class A, int Warps>
-__device__ __forceinline__ void block_combine(A warp_total, A *totals, A &warp_prefix, A &block_total)
+struct sync_block {
+    __device__ void operator()() const { __syncthreads(); }
+};
+
+template <class Op, class A, int Warps, class Sync = sync_block>
+__device__ __forceinline__ void block_combine(A warp_total, A *totals, A &warp_prefix, A &block_total, Sync sync = {})
 {
     const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
     if (lane == 0) totals[warp] = warp_total;
-    __syncthreads();
+    sync();
     A acc = Op::template identity<A>();
     warp_prefix = acc;
 #pragma unroll

@@ -135,6 +135,15 @@ static_assert(kLookbackTagsPerLane >= 1 && kLookbackTagsPerLane <= 8, "1 to 8 st
 #define GP_LOOKBACK_MAX_SLEEP_NS 1024
 #endif
 
+/* 1: statuses whose value is all in the tag are polled and published with
+ * relaxed accesses: nothing else is read behind them, so no acquire or
+ * release is needed, and a release at gpu scope is a MEMBAR.GPU that waits
+ * for the warp's outstanding stores. H100, 2^28 int32 scan: 1876 -> 2095
+ * GB/s (docs/perf/scan.md, round 3). 0 gives every access acquire/release. */
+#ifndef GP_LOOKBACK_RELAXED
+#define GP_LOOKBACK_RELAXED 1
+#endif
+
 /* Elements per thread rounded up to whole 16-byte vectors of `bytes`. */
 __host__ __device__ constexpr int whole_vectors(int items, int bytes)
 {
@@ -160,11 +169,13 @@ static_assert(kScanThreads % 32 == 0 && kScanThreads <= 1024, "whole warps");
  * which spilled 4-52 bytes at 80 (ptxas), 512 threads (128). A wider
  * look-back holds M tags a lane beside the tile (ptxas, sm_90): M = 4
  * spilled 4-32 bytes at 64 and 8-24 at 80, so 768 and 512; M = 2 spilled
- * 4 bytes in the 32-item 1-byte kernels at 64, so 768 there. */
+ * 4 bytes in the 32-item 1-byte kernels at 64, so 768 there. The
+ * persistent loop (tile counter, stage state) made the 8-byte-input kernels
+ * spill 24-56 bytes at 80: 512 threads for them. */
 __host__ __device__ constexpr int scan_threads_per_sm(int in_bytes, int acc_bytes, bool wide_mul)
 {
     return kLookbackTagsPerLane > 2 ? (acc_bytes == 8 ? 512 : 768)
-           : acc_bytes == 8         ? (wide_mul ? 512 : 768)
+           : acc_bytes == 8         ? (wide_mul || in_bytes == 8 ? 512 : 768)
            : kLookbackTagsPerLane == 2 && in_bytes == 1 ? 768
                                                         : 1024;
 }
@@ -187,6 +198,27 @@ __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
     return whole_vectors(in_bytes == 1 && (acc_bytes == 1 || acc_bytes == 4) ? 2 * GP_SCAN_ITEMS : GP_SCAN_ITEMS,
                          in_bytes);
 }
+
+/* Persistent scans (more tiles than the device holds blocks) stage their
+ * tiles in shared memory, this many bytes of stages a block (cuda_stage.cuh:
+ * 2 to 4 tiles): int32 3 x 16 KiB, so 4 blocks hold 192 KiB of an SM's
+ * 228 and two tiles a block are always in flight. */
+#ifndef GP_SCAN_PERSISTENT
+#define GP_SCAN_PERSISTENT 1
+#endif
+/* Persistent scans with outputs the inputs' size and tiles up to 16 KiB
+ * run scan_kernel_pipelined: this many look-back warps a block, each tile
+ * parked in shared memory while its look-back runs (cuda_scan_pipelined.cuh). */
+#ifndef GP_SCAN_PIPELINE
+#define GP_SCAN_PIPELINE 1
+#endif
+#ifndef GP_SCAN_LOOKBACK_WARPS
+#define GP_SCAN_LOOKBACK_WARPS 2
+#endif
+
+#ifndef GP_SCAN_STAGE_BYTES
+#define GP_SCAN_STAGE_BYTES 49152
+#endif
 
 /* ---------------------------------------- select, partition, the filter */
 /* cuda_select.cu. */

@@ -51,6 +51,7 @@ namespace gp_emu {
 
 unsigned current_thread(); /* threadIdx.x of the running fiber */
 void block_barrier();
+void named_barrier(unsigned threads); /* bar.sync 1, threads */
 /* All 32 lanes of the caller's warp deposit v; returns the deposits. */
 const uint64_t *warp_exchange_begin(uint64_t v);
 void warp_exchange_end();
@@ -61,6 +62,10 @@ void run_grid(void (*thunk)(const void *fn, const void *params), const void *fn,
 /* Launch thunks by kernel-name prefix ("scan_kernel", ...), registered by each emulated file. */
 typedef void (*thunk_fn)(const void *fn, const void *params);
 void register_thunk(const char *prefix, thunk_fn t);
+/* The running block's dynamic shared memory (thread_local, like __shared__). */
+unsigned char *dynamic_shared();
+/* Blocks a persistent launch may count on running at once: the workers. */
+unsigned resident_blocks();
 extern int chaos; /* > 0: random yields at barriers, to shake the block interleaving */
 
 template <class P>
@@ -160,6 +165,9 @@ inline gp_status fail(gp_ctx *ctx, cudaError_t, const char *call, const char *, 
 }
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block, void **args,
                  const char *file, int line);
+unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem);
+gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                          size_t smem, void **args, bool *too_large, const char *file, int line);
 class device_scope {
 public:
     cudaError_t enter(int) { return cudaSuccess; }

@@ -40,6 +40,7 @@ struct block_state {
     ucontext_t sched;
     fiber *cur = nullptr;
     unsigned bar_count = 0, bar_gen = 0;
+    unsigned named_count = 0, named_gen = 0;
     warp_state warps[32];
     void (*thunk)(const void *, const void *) = nullptr;
     const void *fn = nullptr, *params = nullptr;
@@ -71,6 +72,7 @@ void run_block(block_state &b)
     b.fibers.assign(b.nthreads, fiber{});
     if (b.stacks.size() < b.nthreads) b.stacks.resize(b.nthreads, std::vector<char>(kStackBytes));
     b.bar_count = 0;
+    b.named_count = 0;
     memset(b.warps, 0, sizeof b.warps);
     for (unsigned t = 0; t < b.nthreads; t++) {
         fiber &f = b.fibers[t];
@@ -116,6 +118,18 @@ void block_barrier()
     }
 }
 
+void named_barrier(unsigned threads)
+{
+    const unsigned gen = tb->named_gen;
+    if (++tb->named_count == threads) {
+        tb->named_count = 0;
+        tb->named_gen++;
+        maybe_shake();
+    } else {
+        while (tb->named_gen == gen) yield_fiber();
+    }
+}
+
 const uint64_t *warp_exchange_begin(uint64_t v)
 {
     warp_state &w = tb->warps[current_thread() / 32];
@@ -148,11 +162,22 @@ void sleep_a_little()
     yield_fiber();
 }
 
+unsigned resident_blocks()
+{
+    const char *env = getenv("GP_EMU_WORKERS");
+    return env ? (unsigned)atoi(env) : 3;
+}
+
+unsigned char *dynamic_shared()
+{
+    alignas(128) static thread_local unsigned char bytes[256 << 10];
+    return bytes;
+}
+
 void run_grid(void (*thunk)(const void *, const void *), const void *fn, const void *params, unsigned grid,
               unsigned block)
 {
-    const char *env = getenv("GP_EMU_WORKERS");
-    const unsigned workers = env ? (unsigned)atoi(env) : 3;
+    const unsigned workers = resident_blocks();
     std::atomic<unsigned> next{0};
     std::vector<std::thread> pool;
     for (unsigned w = 0; w < workers; w++)
@@ -202,6 +227,17 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
         }
     fprintf(stderr, "emu: no thunk for %s (%s:%d)\n", what, file, line);
     return GP_STATUS_LAUNCH_FAILED;
+}
+
+/* Every worker runs one block at a time: a grid of up to `workers` blocks
+ * is resident at once, as a cooperative launch guarantees. */
+unsigned resident_blocks(gp_ctx *, const void *, unsigned, size_t) { return gp_emu::resident_blocks(); }
+
+gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block, size_t,
+                          void **args, bool *too_large, const char *file, int line)
+{
+    *too_large = grid > gp_emu::resident_blocks();
+    return *too_large ? GP_STATUS_OK : launch(ctx, kernel, what, grid, block, args, file, line);
 }
 
 } // namespace gp_cuda

@@ -1,0 +1,207 @@
+/*
+ * The persistent scan with look-back warps (included by cuda_scan.cu, after
+ * scan_params and scan_kernel).
+ *
+ * Why. Measured on the H100 at 2^28 int32 (docs/perf/scan.md, round 3): a
+ * look-back takes ~13,500 cycles under full memory traffic (2.8 windows and
+ * 3.3 waits for predecessors, each an L2 round trip of ~1.2 us), and the
+ * staged scan_kernel holds its tile for all of it: 4 tiles of 16 KiB per SM
+ * in flight, 9.2 us each, is 2.1 TB/s, however the tile is loaded. The scan
+ * itself, look-back removed, ran at 2.8 TB/s. So here a tile waits for its
+ * prefix parked in shared memory, with K look-backs in flight per block:
+ *
+ *   scan warps (kScanThreads)              look-back warp k (of K)
+ *   use u: stage -> local scan             uses u = k mod K:
+ *     total(u) -> shared, arrive  ------>    wait total(u); publish, look
+ *     park the local scan in its stage       back, publish; prefix(u) ->
+ *     finish use u - K: wait prefix,  <---   shared, arrive
+ *       add, store
+ *   refill the stage of use u - 1 - K (every scan warp finished it before
+ *   this use's barrier) with use u - 1 - K + kStages
+ *
+ * Parking writes the tile-local scan over the tile's own input (each thread
+ * its own 16-byte vectors), so outputs must be the inputs' size. For
+ * wrapping integer ops the parked value is the local scan in the output's
+ * width: prefix op (local mod 2^k) = (prefix op local) mod 2^k for sums,
+ * products and bitwise ops alike.
+ *
+ * Progress, as scan_kernel's persistent grid: every block is resident and
+ * takes its tiles in order. The smallest unpublished tile m: its block's
+ * scan warps reach it (they wait only for copies and for prefixes of
+ * smaller, published tiles), and its look-back warp reaches it (its
+ * earlier uses are smaller tiles), then finds every predecessor published.
+ */
+#ifndef GP_CUDA_SCAN_PIPELINED_CUH
+#define GP_CUDA_SCAN_PIPELINED_CUH
+
+namespace gp_cuda {
+namespace {
+
+constexpr int kLookbackWarps = GP_SCAN_LOOKBACK_WARPS;
+constexpr int kPipeStages = kLookbackWarps + 2; /* K parked, one scanned, one landing */
+constexpr int kPipeThreads = kScanThreads + kLookbackWarps * kWarp;
+/* Which scans take it: outputs the inputs' size, tiles of at most 16 KiB
+ * (kPipeStages of them a block, 3 blocks an SM). */
+template <class In, class A, class S>
+constexpr bool pipelined_scan = sizeof(S) == sizeof(In) && scan_tile_bytes<In, A>() <= 16384;
+
+struct sync_scan_warps {
+    __device__ void operator()() const { stage::sync_threads<kScanThreads>(); }
+};
+
+/* Stores a tile-local result over the thread's own vectors of a staged segment. */
+template <class In, class A, class S, int Items>
+__device__ __forceinline__ void park_rows(In *seg, const A (&y)[tile::rows<In, Items>::R][tile::rows<In, Items>::V])
+{
+    using L = tile::rows<In, Items>;
+    const int lane = threadIdx.x % kWarp;
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        tile::vec16<S> v;
+#pragma unroll
+        for (int e = 0; e < L::V; e++) v.e[e] = static_cast<S>(y[r][e]);
+        *reinterpret_cast<uint4 *>(seg + L::index(r, lane, 0)) = v.u;
+    }
+}
+
+template <class In, class A, class S, int Items>
+__device__ __forceinline__ void unpark_rows(const In *seg, A (&y)[tile::rows<In, Items>::R][tile::rows<In, Items>::V])
+{
+    using L = tile::rows<In, Items>;
+    const int lane = threadIdx.x % kWarp;
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        tile::vec16<S> v;
+        v.u = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
+#pragma unroll
+        for (int e = 0; e < L::V; e++) y[r][e] = static_cast<A>(v.e[e]);
+    }
+}
+
+/* 3 blocks an SM (64 registers); the 1-byte min and max (32 one-byte
+ * accumulators a thread) spilled 8 bytes there: 2. */
+__host__ __device__ constexpr int pipelined_blocks_per_sm(int in_bytes, int acc_bytes)
+{
+    return in_bytes == 1 && acc_bytes == 1 ? 2 : 3;
+}
+
+template <class In, class Conv, class A, class S, class Op>
+__global__ void __launch_bounds__(kPipeThreads, pipelined_blocks_per_sm(sizeof(In), sizeof(A)))
+    scan_kernel_pipelined(const __grid_constant__ scan_params p)
+{
+    constexpr int Items = scan_items(sizeof(In), sizeof(A));
+    using L = tile::rows<In, Items>;
+    static_assert(pipelined_scan<In, A, S>, "parks the local scan over the input");
+    constexpr int64_t kTile = (int64_t)kScanThreads * Items;
+    constexpr unsigned kTileBytes = scan_tile_bytes<In, A>();
+    constexpr int kStages = kPipeStages;
+    __shared__ unsigned ticket_words[2];
+    __shared__ A warp_totals[2][kScanWarps]; /* by use parity: no barrier between a read and the next write */
+    __shared__ A total_of[kStages], prefix_of[kStages];
+    /* Per stage: the copy landed; total_of holds the tile's total; prefix_of its prefix. */
+    __shared__ uint64_t full[kStages], totalled[kStages], prefixed[kStages];
+    GP_DYNAMIC_SHARED(stages); /* kStages x kTileBytes */
+
+    const In *in = static_cast<const In *>(p.in);
+    auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
+    auto whole = [&p](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
+    auto fetch = [&](unsigned long long tile, int s) {
+        stage::fetch(stages + s * kTileBytes, in + (int64_t)tile * kTile, kTileBytes, &full[s]);
+    };
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; s++) {
+            stage::barrier_init(&full[s]);
+            stage::barrier_init(&totalled[s]);
+            stage::barrier_init(&prefixed[s]);
+        }
+        stage::fence_init();
+    }
+    const lookback::ticket t = lookback::take_ticket(p.arena, p.grid, p.tiles, ticket_words); /* a barrier inside */
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
+
+    if (warp >= kScanWarps) { /* ---------------------------- a look-back warp */
+        const lookback::arena &ar = p.arena;
+        for (unsigned use = warp - kScanWarps;; use += kLookbackWarps) {
+            const unsigned long long tile = t.index + tile_of(use);
+            if (tile >= p.tiles) break;
+            const int s = (int)(use % kStages);
+            stage::wait(&totalled[s], (use / kStages) & 1u);
+            const A total = total_of[s];
+            A prefix = start;
+            if (tile != 0) {
+                if (lane == 0) publish_value(ar, tile, t.epoch, lookback::kAggregate, total);
+                prefix = prefix_before<Op, A>(ar, tile, t.epoch);
+            }
+            if (lane == 0) {
+                publish_value(ar, tile, t.epoch, lookback::kInclusive, Op::apply(prefix, total));
+                prefix_of[s] = prefix;
+                stage::arrive(&prefixed[s]);
+            }
+        }
+        return;
+    }
+
+    /* ------------------------------------------------------- the scan warps */
+    if (threadIdx.x == 0)
+        for (int s = 0; s < kStages; s++) {
+            const unsigned long long tile = t.index + tile_of(s);
+            if (tile < p.tiles && whole(tile)) fetch(tile, s);
+        }
+    /* Adds use u's prefix to its parked local scan and stores it. */
+    auto finish = [&](unsigned u) {
+        const int s = (int)(u % kStages);
+        stage::wait(&prefixed[s], (u / kStages) & 1u);
+        const A prefix = prefix_of[s];
+        const int64_t seg_base = (int64_t)(t.index + tile_of(u)) * kTile + (int64_t)warp * L::kWarpItems;
+        A y[L::R][L::V];
+        unpark_rows<In, A, S, Items>(reinterpret_cast<const In *>(stages + s * kTileBytes) + warp * L::kWarpItems, y);
+#pragma unroll
+        for (int r = 0; r < L::R; r++)
+#pragma unroll
+            for (int e = 0; e < L::V; e++) y[r][e] = Op::apply(prefix, y[r][e]);
+        tile::store_rows<In, A, S, Items>(static_cast<S *>(p.out) + seg_base, p.n - seg_base, p.aligned, y);
+    };
+
+    unsigned use = 0;
+    for (;; use++) {
+        const unsigned long long tile = t.index + tile_of(use);
+        if (tile >= p.tiles) break;
+        const int s = (int)(use % kStages);
+        const int64_t seg_base = (int64_t)tile * kTile + (int64_t)warp * L::kWarpItems;
+        In *seg = reinterpret_cast<In *>(stages + s * kTileBytes) + warp * L::kWarpItems;
+        A x[L::R][L::V];
+        if (whole(tile)) {
+            stage::wait(&full[s], (use / kStages) & 1u);
+            tile::load_rows_shared<In, Conv, A, Items>(seg, x);
+        } else {
+            tile::load_rows<In, Conv, A, Items>(in + seg_base, p.n - seg_base, p.aligned, Op::template identity<A>(),
+                                                x);
+        }
+        A lane_prefix[L::R];
+        const A warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
+        A warp_prefix, tile_total;
+        tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals[use & 1], warp_prefix, tile_total,
+                                               sync_scan_warps{});
+        if (threadIdx.x == 0) {
+            total_of[s] = tile_total;
+            stage::arrive(&totalled[s]);
+            /* Every scan warp finished use - 1 - K before this barrier:
+             * its stage takes the use kStages after it. */
+            if (use >= kLookbackWarps + 1) {
+                const unsigned next = use - 1 - kLookbackWarps + kStages;
+                const unsigned long long ahead = t.index + tile_of(next);
+                if (ahead < p.tiles && whole(ahead)) fetch(ahead, (int)(next % kStages));
+            }
+        }
+        finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x); /* the tile-local scan */
+        park_rows<In, A, S, Items>(seg, x);
+        if (use >= kLookbackWarps) finish(use - kLookbackWarps);
+    }
+    for (unsigned u = use > kLookbackWarps ? use - kLookbackWarps : 0; u < use; u++) finish(u);
+}
+
+} // namespace
+} // namespace gp_cuda
+
+#endif

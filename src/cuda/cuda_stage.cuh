@@ -1,0 +1,122 @@
+/*
+ * Staging whole tiles in shared memory with Hopper's bulk copy engine, for
+ * the persistent look-back kernels (cuda_scan.cu, cuda_select.cu).
+ *
+ * Why. A look-back tile's life is a serial chain (loads, block scan,
+ * look-back, stores). Loaded into registers, its bytes are in flight only
+ * during the load phase, so the SM idles its memory pipe while the tile
+ * waits on its predecessors (docs/perf/scan.md: ~64 KiB in flight per SM,
+ * ~9 us per tile at 2^30). With a few stages per block, one thread issues
+ * the copy of a later tile (one instruction, no registers held) as soon as
+ * a stage frees up, and the copy runs beside the chain.
+ *
+ * A stage is a tile's bytes plus an mbarrier that the copy completes
+ * (complete_tx). Its k-th use waits for phase parity k & 1. Sources and
+ * sizes must be multiples of 16 bytes: callers stage whole, 16-byte aligned
+ * tiles only and load the rest from global memory.
+ *
+ * GP_CUDA_EMULATE (tests/emu): the copy is a memcpy at issue that completes
+ * the phase, and the wait yields until it has: a legal schedule.
+ */
+#ifndef GP_CUDA_STAGE_CUH
+#define GP_CUDA_STAGE_CUH
+
+#include <stdint.h>
+
+#include "cuda_common.cuh"
+
+/* The block's dynamic shared memory, where the stages live. */
+#ifdef GP_CUDA_EMULATE
+#define GP_DYNAMIC_SHARED(name) unsigned char *const name = gp_emu::dynamic_shared()
+#else
+#define GP_DYNAMIC_SHARED(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
+namespace gp_cuda {
+namespace stage {
+
+#ifdef GP_CUDA_EMULATE
+/* The barrier counts completed phases; a block's fibers share one OS thread. */
+__device__ __forceinline__ void barrier_init(uint64_t *bar) { *bar = 0; }
+__device__ __forceinline__ void fence_init() {}
+__device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    memcpy(dst, src, bytes);
+    ++*bar;
+}
+__device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
+{
+    while ((*bar & 1u) == parity) gp_emu::sleep_a_little();
+}
+__device__ __forceinline__ void arrive(uint64_t *bar) { ++*bar; }
+template <int Threads>
+__device__ __forceinline__ void sync_threads() { gp_emu::named_barrier(Threads); }
+#else
+__device__ __forceinline__ unsigned smem_address(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+/* One thread, before any use; then fence_init and a block barrier. One
+ * arrival (the issuing thread's) plus the copy's bytes complete a phase. */
+__device__ __forceinline__ void barrier_init(uint64_t *bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+}
+
+/* One arrival on a barrier of one arrival a phase (release at block scope:
+ * the caller's earlier shared-memory writes are seen by whoever waits). */
+__device__ __forceinline__ void arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");
+}
+
+/* bar.sync 1, Threads: a barrier among the block's first Threads threads
+ * (whole warps), leaving the others free. */
+template <int Threads>
+__device__ __forceinline__ void sync_threads()
+{
+    asm volatile("bar.sync 1, %0;" ::"n"(Threads) : "memory");
+}
+
+/* Makes the initialised barriers visible to the copy engine. */
+__device__ __forceinline__ void fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+
+/* One thread: copies `bytes` (a multiple of 16; both addresses 16-byte
+ * aligned) from global `src` to shared `dst`, completing on `bar`. The
+ * caller has ordered every earlier read of `dst` before this (a block
+ * barrier); the proxy fence orders them against the copy engine's writes. */
+__device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_address(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_address(bar))
+                 : "memory");
+}
+
+/* Every thread that reads the stage: waits until its phase `parity` completes. */
+__device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_address(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+#endif
+
+/* Stages of `tile_bytes` a block keeps within `budget` bytes: at least 2
+ * (one read while the next lands), at most 4. */
+__host__ __device__ constexpr int stages_for(long long tile_bytes, long long budget)
+{
+    return budget / tile_bytes < 2 ? 2 : budget / tile_bytes > 4 ? 4 : (int)(budget / tile_bytes);
+}
+
+} // namespace stage
+} // namespace gp_cuda
+
+#endif
