@@ -89,12 +89,15 @@ done
 # Persistent grids (cooperative launch, tiles staged by the bulk copy engine)
 # need more than ~500 tiles on the real device; capped at 5 resident blocks,
 # every multi-tile case of the quick suites takes that path.
+# The opt-in scan_kernel_pipelined (GPUPRIM_SCAN_PIPELINE=1) runs under both too.
 if [ -n "$tests" ]; then
-  for t in test_scan; do
-    step "memcheck-$t-persistent" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 compute-sanitizer --tool memcheck \
-      --error-exitcode 9 --leak-check full --report-api-errors no "$build/tests/$t" --backend cuda --quick || san_ok=1
-    step "racecheck-$t-persistent" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 compute-sanitizer --tool racecheck \
-      --error-exitcode 9 "$build/tests/$t" --backend cuda --quick || san_ok=1
+  for pipe in 0 1; do
+    name=test_scan-persistent; [ $pipe -eq 1 ] && name=test_scan-pipelined
+    step "memcheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SCAN_PIPELINE=$pipe compute-sanitizer \
+      --tool memcheck --error-exitcode 9 --leak-check full --report-api-errors no "$build/tests/test_scan" \
+      --backend cuda --quick || san_ok=1
+    step "racecheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SCAN_PIPELINE=$pipe compute-sanitizer \
+      --tool racecheck --error-exitcode 9 "$build/tests/test_scan" --backend cuda --quick || san_ok=1
   done
 fi
 

@@ -23,6 +23,7 @@ constexpr size_t kControlBytes = 128;
 struct context_state {
     int sm_count;
     unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids (0: none) */
+    bool scan_pipeline;    /* GPUPRIM_SCAN_PIPELINE=1: scan_kernel_pipelined (opt-in) */
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control` */
     /* The look-back arena of scan, select, partition and the filter

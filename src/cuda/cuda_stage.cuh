@@ -36,33 +36,45 @@ namespace gp_cuda {
 namespace stage {
 
 #ifdef GP_CUDA_EMULATE
-/* The barrier counts completed phases; a block's fibers share one OS thread. */
-__device__ __forceinline__ void barrier_init(uint64_t *bar) { *bar = 0; }
+/* A barrier is (phases completed << 32 | expected << 16 | still to arrive);
+ * a block's fibers share one OS thread, so plain accesses do. */
+__device__ __forceinline__ void barrier_init(uint64_t *bar, unsigned count = 1)
+{
+    *bar = (uint64_t)count << 16 | count;
+}
 __device__ __forceinline__ void fence_init() {}
+__device__ __forceinline__ void arrive(uint64_t *bar)
+{
+    if ((*bar & 0xffffu) > 1) {
+        --*bar;
+        return;
+    }
+    const uint64_t expected = *bar >> 16 & 0xffffu;
+    *bar = ((*bar >> 32) + 1) << 32 | expected << 16 | expected;
+}
 __device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes, uint64_t *bar)
 {
     memcpy(dst, src, bytes);
-    ++*bar;
+    arrive(bar);
 }
 __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
 {
-    while ((*bar & 1u) == parity) gp_emu::sleep_a_little();
+    while ((*bar >> 32 & 1u) == parity) gp_emu::sleep_a_little();
 }
-__device__ __forceinline__ void arrive(uint64_t *bar) { ++*bar; }
 template <int Threads>
 __device__ __forceinline__ void sync_threads() { gp_emu::named_barrier(Threads); }
 #else
 __device__ __forceinline__ unsigned smem_address(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
-/* One thread, before any use; then fence_init and a block barrier. One
- * arrival (the issuing thread's) plus the copy's bytes complete a phase. */
-__device__ __forceinline__ void barrier_init(uint64_t *bar)
+/* One thread, before any use; then fence_init and a block barrier. A phase
+ * completes after `count` arrivals (and, for a copy, its bytes). */
+__device__ __forceinline__ void barrier_init(uint64_t *bar, unsigned count = 1)
 {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(count) : "memory");
 }
 
-/* One arrival on a barrier of one arrival a phase (release at block scope:
- * the caller's earlier shared-memory writes are seen by whoever waits). */
+/* One arrival (release at block scope: the caller's earlier shared-memory
+ * accesses happen before whatever follows the phase's wait). */
 __device__ __forceinline__ void arrive(uint64_t *bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");

@@ -206,12 +206,9 @@ __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
 #ifndef GP_SCAN_PERSISTENT
 #define GP_SCAN_PERSISTENT 1
 #endif
-/* Persistent scans with outputs the inputs' size and tiles up to 16 KiB
- * run scan_kernel_pipelined: this many look-back warps a block, each tile
- * parked in shared memory while its look-back runs (cuda_scan_pipelined.cuh). */
-#ifndef GP_SCAN_PIPELINE
-#define GP_SCAN_PIPELINE 1
-#endif
+/* scan_kernel_pipelined (cuda_scan_pipelined.cuh; opt-in for now, see
+ * there): this many look-back warps a block, each tile parked in shared
+ * memory while its look-back runs. */
 #ifndef GP_SCAN_LOOKBACK_WARPS
 #define GP_SCAN_LOOKBACK_WARPS 2
 #endif
