@@ -71,6 +71,7 @@ unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t
     static resident_entry table[64];
     static int used = 0;
     std::lock_guard<std::mutex> hold(lock);
+    if (!state(ctx)->cooperative) return 0; /* no persistent grids: one tile a block */
     const unsigned cap = state(ctx)->max_resident;
     auto capped = [cap](unsigned blocks) { return cap > 0 && cap < blocks ? cap : blocks; };
     for (int i = 0; i < used; i++)
@@ -224,6 +225,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     GP_CUDA_ENTER_DEVICE(ctx, scope);
     GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, ctx->device));
     if (st->sm_count < 1) st->sm_count = 1;
+    int cooperative = 0;
+    GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, ctx->device));
+    st->cooperative = cooperative != 0;
     /* A test hook: tests/CMakeLists.txt runs the suites again with a few
      * resident blocks, so that small inputs take the persistent paths. */
     const char *cap = getenv("GPUPRIM_MAX_RESIDENT_BLOCKS");

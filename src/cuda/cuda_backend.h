@@ -22,6 +22,7 @@ constexpr size_t kControlBytes = 128;
  * hot path asks the runtime nothing. */
 struct context_state {
     int sm_count;
+    bool cooperative;      /* the device takes cooperative launches (persistent grids) */
     unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids (0: none) */
     bool scan_pipeline;    /* GPUPRIM_SCAN_PIPELINE=1: scan_kernel_pipelined (opt-in) */
     void *control;            /* kControlBytes of device memory */

@@ -31,7 +31,8 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
                  void **args, const char *file, int line);
 
 /* How many blocks of `kernel` (block threads, `smem` bytes of dynamic shared
- * memory) the context's device holds at once; 0 if the runtime cannot say.
+ * memory) the context's device holds at once; 0 if the runtime cannot say
+ * or the device takes no cooperative launches (launch_resident).
  * Raises the kernel's dynamic shared-memory limit to `smem` first. Cached
  * per kernel, device and smem. */
 unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem);
