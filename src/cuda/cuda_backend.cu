@@ -32,20 +32,21 @@ gp_status fail(gp_ctx *ctx, cudaError_t err, const char *call, const char *file,
                         cudaGetErrorString(err), base_name(file), line);
 }
 
-gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
-                 void **args, const char *file, int line)
+/* The outcome of a launch call `e` (kind: "launch" or "cooperative
+ * launch"): LAUNCH_FAILED with the kernel and shape in the message, and
+ * with GPUPRIM_DEBUG_LAUNCH a logged, synchronised launch. */
+static gp_status launched(gp_ctx *ctx, cudaError_t e, const char *kind, const char *what, unsigned grid,
+                          unsigned block, const char *file, int line)
 {
-    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
-    cudaError_t e = cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, 0, stream);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "launch of %s <<<%u, %u>>> failed: %s (%s) at %s:%d",
+        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "%s of %s <<<%u, %u>>> failed: %s (%s) at %s:%d", kind,
                             what, grid, block, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
     }
 #ifdef GPUPRIM_DEBUG_LAUNCH
-    fprintf(stderr, "gpuprim: launch %s <<<%u, %u>>> on stream %p (device %d)\n", what, grid, block,
-            ctx->stream, ctx->device);
-    e = cudaStreamSynchronize(stream);
+    fprintf(stderr, "gpuprim: %s %s <<<%u, %u>>> on stream %p (device %d)\n", kind, what, grid, block, ctx->stream,
+            ctx->device);
+    e = cudaStreamSynchronize(static_cast<cudaStream_t>(ctx->stream));
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         fprintf(stderr, "gpuprim: %s failed: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -54,6 +55,14 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
     }
 #endif
     return GP_STATUS_OK;
+}
+
+gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                 void **args, const char *file, int line)
+{
+    cudaError_t e =
+        cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, 0, static_cast<cudaStream_t>(ctx->stream));
+    return launched(ctx, e, "launch", what, grid, block, file, line);
 }
 
 /* A handful of (kernel, device, smem) triples are ever asked about: a
@@ -95,31 +104,14 @@ unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                           size_t smem, void **args, bool *too_large, const char *file, int line)
 {
-    cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
-    *too_large = false;
-    cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(block), args, smem, stream);
-    if (e == cudaErrorCooperativeLaunchTooLarge) {
+    cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(block), args, smem,
+                                                static_cast<cudaStream_t>(ctx->stream));
+    *too_large = e == cudaErrorCooperativeLaunchTooLarge;
+    if (*too_large) {
         (void)cudaGetLastError();
-        *too_large = true;
         return GP_STATUS_OK;
     }
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED,
-                            "cooperative launch of %s <<<%u, %u, %zu>>> failed: %s (%s) at %s:%d", what, grid, block,
-                            smem, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
-    }
-#ifdef GPUPRIM_DEBUG_LAUNCH
-    fprintf(stderr, "gpuprim: cooperative launch %s <<<%u, %u, %zu>>> on stream %p (device %d)\n", what, grid,
-            block, smem, ctx->stream, ctx->device);
-    e = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "%s <<<%u, %u>>> failed: %s (%s) at %s:%d", what, grid,
-                            block, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
-    }
-#endif
-    return GP_STATUS_OK;
+    return launched(ctx, e, "cooperative launch", what, grid, block, file, line);
 }
 
 /* ----------------------------------------------------------------- probe */

@@ -108,16 +108,12 @@ constexpr int kFlatThreads = 256;
  * (scripts/scan-sweep.sh builds variants with -D); the defaults are what
  * ships.
  *
- * Why the look-back bounds throughput. A tile's look-back reads one window
- * of predecessors' statuses per round trip to L2 (~0.5 us under load) and
- * stops at the first inclusive prefix. Inclusive prefixes appear one
- * look-back after the aggregates, so in steady state the nearest one lies
- * (tiles started per us) x (look-back time) tiles back. With a window of
- * W tiles the look-back stays at one round trip only while that distance
- * is under W: the tile rate is capped near W / round trip, whatever the
- * occupancy. W = 32 and 16 KiB int32 tiles give 64 tiles/us x 32 KiB
- * (read + write) = 2.1 TB/s: the plateau measured on the H200 for scan
- * (docs/perf/scan.md). The cap scales with W and with the tile size. */
+ * What bounds the look-back kernels (docs/perf/scan.md, rounds 2 and 3):
+ * not the window (64 and 128 tiles were no faster) nor the bytes in flight
+ * (staged tiles were no faster alone), but the time a tile is held for its
+ * look-back: ~7.7 us at 2^28 on the H100, a few L2 round trips under full
+ * traffic, so 4 tiles of 16 KiB per SM move ~2.1 TB/s. More look-backs in
+ * flight per SM is the lever (cuda_scan_pipelined.cuh). */
 
 /* Statuses each lane reads per round trip: the window is 32 x this many
  * tiles, the loads of one lane independent, so one round trip still. */
