@@ -4,7 +4,11 @@
 # backend required (no GPU is a failure here, not a skip), runs the CUDA
 # tests under compute-sanitizer memcheck and racecheck, then the benchmarks.
 # Logs go to $OUT (or ./gpu-check-out); the summary is printed last.
-#   scripts/gpu-check.sh [--no-bench] [--ladders-only] [--bench-args "..."]
+#   scripts/gpu-check.sh [--part 1|2] [--no-bench] [--ladders-only] [--bench-args "..."]
+# The whole check takes longer than one device call (10 minutes): --part 1
+# is the build, ctest and the sanitizers on every test binary; --part 2 the
+# build again (a no-op on the same warm machine), the persistent-grid
+# sanitizers, the ladders, the demo and the benchmarks. No --part: all.
 # GPUPRIM_COMMIT names the commit in the logs (default: git rev-parse HEAD,
 # which on the device machine may be a stale copy of .git).
 set -uo pipefail
@@ -17,8 +21,11 @@ build=build-gpu
 bench=1
 only_ladders=0
 bench_args=""
+part=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --part) part=$2; shift
+      case "$part" in 1|2) ;; *) echo "gpu-check: --part takes 1 or 2" >&2; exit 2 ;; esac ;;
     --no-bench) bench=0 ;;
     --ladders-only) only_ladders=1; bench=0 ;; # the tool alone: ladder sanitizers and the demo
     --bench-args) bench_args=$2; shift ;;
@@ -68,13 +75,17 @@ target=()
 [ $only_ladders -eq 1 ] && target=(--target gpuprim)
 step build cmake --build $build -j "$(nproc)" "${target[@]}" || { pack; cat "$out/summary.txt"; exit 1; }
 step info ./$build/gpuprim info
-[ $only_ladders -eq 1 ] || step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
+first=1; second=1
+[ "$part" = 2 ] && first=0
+[ "$part" = 1 ] && second=0
+[ $only_ladders -eq 1 ] && first=0
+[ $first -eq 1 ] && step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
 
 # Sanitizers on every CUDA test binary except the large ones (2^31 elements
 # under memcheck would take far past the lease; they run unsanitized above).
 san_ok=0
 tests=""
-[ $only_ladders -eq 1 ] || tests=$(cd $build/tests && ls test_* 2>/dev/null | grep -v large)
+[ $first -eq 1 ] && tests=$(cd $build/tests && ls test_* 2>/dev/null | grep -v large)
 for t in $tests; do
   [ -x "$build/tests/$t" ] || continue
   # --report-api-errors no: test_api asks for more device memory than exists
@@ -87,17 +98,17 @@ for t in $tests; do
 done
 
 # Persistent grids (cooperative launch, tiles staged by the bulk copy engine)
-# need more than ~500 tiles on the real device; capped at 5 resident blocks,
-# every multi-tile case of the quick suites takes that path.
-# The opt-in scan_kernel_pipelined (GPUPRIM_SCAN_PIPELINE=1) runs under both too.
-if [ -n "$tests" ]; then
-  for pipe in 0 1; do
-    name=test_scan-persistent; [ $pipe -eq 1 ] && name=test_scan-pipelined
-    step "memcheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SCAN_PIPELINE=$pipe compute-sanitizer \
-      --tool memcheck --error-exitcode 9 --leak-check full --report-api-errors no "$build/tests/test_scan" \
+# need more than ~400 tiles on the real device; capped at 5 resident blocks,
+# every multi-tile case of the quick suites takes that path: the look-back-
+# warp kernels (scan and selection), and the staged scan without them.
+if [ $second -eq 1 ] && [ $only_ladders -eq 0 ]; then
+  for run in test_scan-pipelined:1 test_select-pipelined:1 test_scan-persistent:0; do
+    name=${run%:*}; warps=${run#*:}; bin=${name%-*}
+    step "memcheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_LOOKBACK_WARPS=$warps compute-sanitizer \
+      --tool memcheck --error-exitcode 9 --leak-check full --report-api-errors no "$build/tests/$bin" \
       --backend cuda --quick || san_ok=1
-    step "racecheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SCAN_PIPELINE=$pipe compute-sanitizer \
-      --tool racecheck --error-exitcode 9 "$build/tests/test_scan" --backend cuda --quick || san_ok=1
+    step "racecheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_LOOKBACK_WARPS=$warps compute-sanitizer \
+      --tool racecheck --error-exitcode 9 "$build/tests/$bin" --backend cuda --quick || san_ok=1
   done
 fi
 
@@ -106,7 +117,9 @@ fi
 # memory race is the point of its rung (GPUPRIM_LADDER_NO_RACE=1).
 # Racecheck of the reduce ladder stops at 10^6 + 3 elements: its shared-
 # memory kernels at 2^24 + 7 took it past a minute on an H100.
-for l in reduce transpose atomics stalin; do
+ladders="reduce transpose atomics stalin"
+[ $second -eq 1 ] || ladders=""
+for l in $ladders; do
   step "memcheck-ladder-$l" compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check full \
     --report-api-errors no ./$build/gpuprim ladder $l --check || san_ok=1
   sizes=()
@@ -115,8 +128,8 @@ for l in reduce transpose atomics stalin; do
     --error-exitcode 9 ./$build/gpuprim ladder $l --check "${sizes[@]}" || san_ok=1
 done
 
-step demo ./$build/gpuprim demo
-if [ $bench -eq 1 ]; then
+[ $second -eq 1 ] && step demo ./$build/gpuprim demo
+if [ $bench -eq 1 ] && [ $second -eq 1 ]; then
   step bench-reduce ./$build/gpuprim bench reduce --csv "$out/bench-reduce.csv" \
     --json "$out/bench-reduce.json" $bench_args
   # Shapes and element sizes of issue 4 (1920x1080 ... 7x30000; u8 u16 f32 f64 c16).
@@ -125,7 +138,7 @@ if [ $bench -eq 1 ]; then
 fi
 
 echo
-echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT)"
+echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT, part ${part/#0/all})"
 cat "$out/gpu.txt" | head -2
 pack
 cat "$out/summary.txt"

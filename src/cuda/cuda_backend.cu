@@ -224,9 +224,11 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * resident blocks, so that small inputs take the persistent paths. */
     const char *cap = getenv("GPUPRIM_MAX_RESIDENT_BLOCKS");
     st->max_resident = cap ? (unsigned)strtoul(cap, NULL, 10) : 0;
-    /* Opt-in until compute-sanitizer racecheck has passed on it (cuda_scan_pipelined.cuh). */
-    const char *pipe = getenv("GPUPRIM_SCAN_PIPELINE");
-    st->scan_pipeline = pipe && strcmp(pipe, "1") == 0;
+    /* Persistent scans and selections run with look-back warps
+     * (cuda_scan_pipelined.cuh, cuda_select_pipelined.cuh) unless this is
+     * 0: the tests and scripts/gpu-check.sh run both kinds of kernel. */
+    const char *warps = getenv("GPUPRIM_LOOKBACK_WARPS");
+    st->lookback_warps = !(warps && strcmp(warps, "0") == 0);
 
     st->control = gp_ctx_alloc(ctx, GP_MEM_DEVICE, kControlBytes);
     if (!st->control)

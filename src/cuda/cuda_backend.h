@@ -24,7 +24,7 @@ struct context_state {
     int sm_count;
     bool cooperative;      /* the device takes cooperative launches (persistent grids) */
     unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids (0: none) */
-    bool scan_pipeline;    /* GPUPRIM_SCAN_PIPELINE=1: scan_kernel_pipelined (opt-in) */
+    bool lookback_warps;   /* GPUPRIM_LOOKBACK_WARPS=0 turns off the look-back-warp kernels */
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control` */
     /* The look-back arena of scan, select, partition and the filter

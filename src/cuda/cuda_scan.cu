@@ -440,7 +440,7 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
      * staged through shared memory (needs 16-byte aligned tiles). */
     p.grid = (unsigned)tiles;
     if (GP_SCAN_PERSISTENT && tiles > 1 && p.aligned) {
-        const bool piped = k.pipelined && state(ctx)->scan_pipeline;
+        const bool piped = k.pipelined && state(ctx)->lookback_warps;
         const void *fn = piped ? k.pipelined : k.fn;
         const unsigned threads = piped ? kPipeThreads : kScanThreads;
         const size_t smem = piped ? k.pipelined_bytes : k.stage_bytes;

@@ -47,6 +47,7 @@
 #include "cuda_backend.h"
 #include "cuda_common.cuh"
 #include "cuda_lookback.cuh"
+#include "cuda_stage.cuh"
 #include "cuda_tile.cuh"
 #include "cuda_tuning.h"
 
@@ -60,23 +61,32 @@ using tile::rows;
 
 /* ------------------------------------------------------ flags and predicates */
 
+/* A V-byte load: streaming from global memory, plain from shared (a staged
+ * tile's flags, cuda_select_pipelined.cuh). */
+template <class W, bool Shared>
+__device__ __forceinline__ W load_flags(const uint8_t *f)
+{
+    if constexpr (Shared) return *reinterpret_cast<const W *>(f);
+    else return __ldcs(reinterpret_cast<const W *>(f));
+}
+
 /* Bit e set when flag byte e of a V-byte run is not zero. */
-template <int V>
+template <int V, bool Shared = false>
 __device__ __forceinline__ unsigned flag_mask(const uint8_t *f, bool vector, int valid_from_here)
 {
     unsigned m = 0;
     if (vector && valid_from_here >= V) {
         unsigned w[4] = {0, 0, 0, 0};
         if constexpr (V == 16) {
-            const uint4 v = __ldcs(reinterpret_cast<const uint4 *>(f));
+            const uint4 v = load_flags<uint4, Shared>(f);
             w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
         } else if constexpr (V == 8) {
-            const uint2 v = __ldcs(reinterpret_cast<const uint2 *>(f));
+            const uint2 v = load_flags<uint2, Shared>(f);
             w[0] = v.x, w[1] = v.y;
         } else if constexpr (V == 4) {
-            w[0] = __ldcs(reinterpret_cast<const unsigned *>(f));
+            w[0] = load_flags<unsigned, Shared>(f);
         } else {
-            w[0] = __ldcs(reinterpret_cast<const unsigned short *>(f));
+            w[0] = load_flags<unsigned short, Shared>(f);
         }
 #pragma unroll
         for (int e = 0; e < V; e++) m |= ((w[e / 4] >> (8 * (e % 4))) & 0xffu) ? 1u << e : 0u;
@@ -121,6 +131,7 @@ struct select_params {
     unsigned group;   /* partition: tiles a count task counts, 1 or kPartitionGroup */
     unsigned groups;  /* partition: count tasks, one per `group` tiles, one status each */
     unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
+    unsigned grid;    /* select_kernel_pipelined: blocks (resident), each taking tiles k, k + grid, ... */
     int partition;
     int cmp;
     unsigned long long value_bits;
@@ -327,6 +338,14 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     }
 }
 
+} // namespace
+} // namespace gp_cuda
+
+#include "cuda_select_pipelined.cuh"
+
+namespace gp_cuda {
+namespace {
+
 /* ------------------------------------------------------ the running-max filter */
 
 /*
@@ -517,6 +536,38 @@ const void *select_kernel_for(gp_dtype t, bool by_flags)
     return NULL;
 }
 
+/* select_kernel_pipelined and its shared memory, or NULL for 8-byte items. */
+struct pipelined_choice {
+    const void *fn;
+    size_t smem;
+};
+template <class T, bool ByFlags>
+pipelined_choice pipelined_pick()
+{
+    return {(const void *)select_kernel_pipelined<T, ByFlags>, (size_t)kSelectPipeStages * select_stage_bytes<T, ByFlags>()};
+}
+pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags)
+{
+    if (by_flags) {
+        switch (gp_dtype_size(t)) {
+        case 1: return pipelined_pick<uint8_t, true>();
+        case 2: return pipelined_pick<uint16_t, true>();
+        case 4: return pipelined_pick<uint32_t, true>();
+        default: return {NULL, 0};
+        }
+    }
+    switch (t) {
+    case GP_DTYPE_I8: return pipelined_pick<int8_t, false>();
+    case GP_DTYPE_U8: return pipelined_pick<uint8_t, false>();
+    case GP_DTYPE_I16: return pipelined_pick<int16_t, false>();
+    case GP_DTYPE_U16: return pipelined_pick<uint16_t, false>();
+    case GP_DTYPE_I32: return pipelined_pick<int32_t, false>();
+    case GP_DTYPE_U32: return pipelined_pick<uint32_t, false>();
+    case GP_DTYPE_F32: return pipelined_pick<float, false>();
+    default: return {NULL, 0};
+    }
+}
+
 const void *filter_kernel_for(gp_dtype t, bool desc)
 {
     switch (t) {
@@ -607,6 +658,22 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     const char *what = a->partition ? "select_kernel (partition)" : "select_kernel";
 #endif
     void *args[] = {&p};
+    /* A selection of more tiles than the device holds blocks, its items
+     * (and flags) 16-byte aligned: a persistent grid with look-back warps. */
+    const pipelined_choice piped = select_pipelined_for(a->t, by_flags);
+    if (!a->partition && tiles > 1 && piped.fn && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
+        (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
+        const unsigned resident = resident_blocks(ctx, piped.fn, (unsigned)kSelectPipeThreads, piped.smem);
+        if (resident > 0 && tiles > resident) {
+            p.grid = resident;
+            p.tickets = resident;
+            bool too_large = false;
+            s = launch_resident(ctx, piped.fn, what, p.grid, (unsigned)kSelectPipeThreads, piped.smem, args,
+                                &too_large, __FILE__, __LINE__);
+            if (s != GP_STATUS_OK || !too_large) return s;
+            p.tickets = (unsigned)tiles; /* the device is busy: one tile a block */
+        }
+    }
     GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);
     return GP_STATUS_OK;
 }

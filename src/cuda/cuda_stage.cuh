@@ -10,8 +10,9 @@
  * the copy of a later tile (one instruction, no registers held) as soon as
  * a stage frees up, and the copy runs beside the chain.
  *
- * A stage is a tile's bytes plus an mbarrier that the copy completes
- * (complete_tx). Its k-th use waits for phase parity k & 1. Sources and
+ * A stage is a tile's bytes (a selection by flags: its flags too) plus an
+ * mbarrier that the copies complete (complete_tx). Its k-th use waits for
+ * phase parity k & 1. Sources and
  * sizes must be multiples of 16 bytes: callers stage whole, 16-byte aligned
  * tiles only and load the rest from global memory.
  *
@@ -52,11 +53,10 @@ __device__ __forceinline__ void arrive(uint64_t *bar)
     const uint64_t expected = *bar >> 16 & 0xffffu;
     *bar = ((*bar >> 32) + 1) << 32 | expected << 16 | expected;
 }
-__device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes, uint64_t *bar)
-{
-    memcpy(dst, src, bytes);
-    arrive(bar);
-}
+/* The arrival comes first here: a fiber does not yield between it and the
+ * copies that follow, so no waiter sees the phase before they are done. */
+__device__ __forceinline__ void expect_bytes(uint64_t *bar, unsigned) { arrive(bar); }
+__device__ __forceinline__ void copy(void *dst, const void *src, unsigned bytes, uint64_t *) { memcpy(dst, src, bytes); }
 __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
 {
     while ((*bar >> 32 & 1u) == parity) gp_emu::sleep_a_little();
@@ -91,15 +91,21 @@ __device__ __forceinline__ void sync_threads()
 /* Makes the initialised barriers visible to the copy engine. */
 __device__ __forceinline__ void fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 
-/* One thread: copies `bytes` (a multiple of 16; both addresses 16-byte
- * aligned) from global `src` to shared `dst`, completing on `bar`. The
- * caller has ordered every earlier read of `dst` before this (a block
+/* One thread, before the copies of one stage use: arrives on `bar`,
+ * whose phase then also waits for `bytes` (the copies' total) to land. The
+ * caller has ordered every earlier access to the stage before this (a block
  * barrier); the proxy fence orders them against the copy engine's writes. */
-__device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+__device__ __forceinline__ void expect_bytes(uint64_t *bar, unsigned bytes)
 {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
                  : "memory");
+}
+
+/* Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from
+ * global `src` to shared `dst`, completing on `bar` (after expect_bytes). */
+__device__ __forceinline__ void copy(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                      smem_address(dst)),
                  "l"(src), "r"(bytes), "r"(smem_address(bar))
@@ -120,6 +126,13 @@ __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
     } while (!done);
 }
 #endif
+
+/* One thread: a stage's use that is one copy. */
+__device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    expect_bytes(bar, bytes);
+    copy(dst, src, bytes, bar);
+}
 
 /* Stages of `tile_bytes` a block keeps within `budget` bytes: at least 2
  * (one read while the next lands), at most 4. */

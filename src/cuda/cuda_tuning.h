@@ -241,6 +241,13 @@ __host__ __device__ constexpr int select_items(int item_bytes)
                          item_bytes);
 }
 __host__ __device__ constexpr long long select_tile(int item_bytes) { return (long long)kSelectThreads * select_items(item_bytes); }
+/* select_kernel_pipelined (cuda_select_pipelined.cuh): look-back warps a
+ * block, each tile's compacted run parked in shared memory while its
+ * look-back runs. */
+#ifndef GP_SELECT_LOOKBACK_WARPS
+#define GP_SELECT_LOOKBACK_WARPS 2
+#endif
+static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* A partition's count tasks count this many tiles each, under one status:
  * the look-back's pace (statuses per round trip, above) then covers G times
  * the elements. H200, 2^28 int32, G = 1: 1816 us, of which the count phase

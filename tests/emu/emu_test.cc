@@ -110,7 +110,7 @@ static gp_ctx make_ctx()
     c.alloc.alloc = host_alloc;
     c.alloc.free = host_free;
     c.have_user_ws = ++g_calls % 3 == 0;
-    g_state.scan_pipeline = g_calls % 2 == 0; /* persistent scans: both kernels */
+    g_state.lookback_warps = g_calls % 2 == 0; /* persistent scans and selections: both kernels */
     return c;
 }
 
