@@ -37,10 +37,11 @@ typedef enum dpat {
     D_MOSTLY,   /* i/2 + noise */
     D_SPECIAL,  /* floats: mostly ascending with NaN, +inf, -inf inside */
     D_LEADNAN,  /* floats: NaN first, then mostly ascending */
+    D_DIP,      /* a ramp to n/2, then a steeper one from the bottom: long runs of records below the maximum before */
     D_COUNT
 } dpat;
 static const char *const dpat_names[D_COUNT] = {"random", "ascending", "descending", "constant", "mostly-ascending",
-                                                "nan-inf", "leading-nan"};
+                                                "nan-inf", "leading-nan", "dip"};
 
 typedef struct xcase {
     kind k;
@@ -103,7 +104,7 @@ static void add_size(table *tb, uint64_t seed, gp_dtype t, int64_t n, int off, b
             for (int p = 0; p < D_COUNT; p++) {
                 if ((p == D_SPECIAL || p == D_LEADNAN) && !gpt_is_float(t)) continue;
                 for (int d = 0; d < 2; d++)
-                    if (!big || p == D_RANDOM || p == D_MOSTLY || (p == D_SPECIAL && d == 0))
+                    if (!big || p == D_RANDOM || p == D_MOSTLY || p == D_DIP || (p == D_SPECIAL && d == 0))
                         add(tb, (xcase){K_FILTER, t, n, p, (gp_cmp)0, d == 1, off, 0, s + (uint64_t)(p * 2 + d)});
             }
         }
@@ -158,6 +159,9 @@ static void fill_filter(void *buf, gp_dtype t, int64_t n, dpat p, uint64_t seed)
     case D_ASC: gpt_fill(buf, t, n, PAT_ASC, false, seed); return;
     case D_DESC: gpt_fill(buf, t, n, PAT_DESC, false, seed); return;
     case D_CONST: gpt_fill(buf, t, n, PAT_CONST, false, seed); return;
+    case D_DIP:
+        for (int64_t i = 0; i < n; i++) put_scaled(buf, t, i, i < n / 2 ? (double)i : 2.0 * (i - n / 2), 0, (double)n);
+        return;
     default: break;
     }
     for (int64_t i = 0; i < n; i++)

@@ -25,16 +25,14 @@
  * width: prefix op (local mod 2^k) = (prefix op local) mod 2^k for sums,
  * products and bitwise ops alike.
  *
- * Status: opt-in (GPUPRIM_SCAN_PIPELINE=1, read at context creation).
- * Measured on the H100 at commit 51b4620: int32 inclusive sum 2457 GB/s at
- * 2^28 and 2495 at 2^30 (82% of the copy, 1.01x CUB), against 2087 and
- * 2070 for the staged scan_kernel; every test passed and memcheck was
- * clean, but racecheck reported 42 hazards between the look-back warp's
- * write of prefix_of and the scan warps' earlier read of the same slot.
- * That order held through the scan warps' named barrier and then one
- * thread's arrival on `totalled`, which racecheck does not follow; every
- * scan thread now arrives itself. Make it the default once racecheck is
- * clean on the GPU (scripts/gpu-check.sh runs it).
+ * The default for the scans it covers (GPUPRIM_LOOKBACK_WARPS=0: the
+ * staged scan_kernel). H100, int32 inclusive sum: 2457 GB/s at 2^28 and
+ * 2495 at 2^30 (82% of the copy, 1.01x CUB), against 2087 and 2070 for
+ * the staged kernel. Racecheck once reported hazards between the look-back
+ * warp's write of prefix_of and the scan warps' earlier read of the slot,
+ * ordered only through the scan warps' named barrier and then one thread's
+ * arrival on `totalled`, a chain it does not follow: every scan thread now
+ * arrives itself.
  *
  * Progress, as scan_kernel's persistent grid: every block is resident and
  * takes its tiles in order. The smallest unpublished tile m: its block's

@@ -369,100 +369,202 @@ struct filter_params {
     int64_t *count;
     int64_t n;
     unsigned tiles;
+    unsigned chunks;      /* blocks; chunk k is tiles [k C, k C + C), the last one shorter */
+    unsigned chunk_tiles; /* C */
     int aligned;
     lookback::arena arena;
 };
 
+/* Records a chunk keeps in shared memory: the first ones, kSelectStageBytes
+ * of them (at least a tile), the same buffer that stages a written tile. */
+template <class T>
+constexpr int kRecordCap = kSelectStageBytes / (int)sizeof(T);
+
+/*
+ * One tile of keys against a running maximum `carry` (the maximum of every
+ * key before the tile): mask[r] bit e is set where a key is >= carry and
+ * every key before it in the tile (never for a NaN key, nor past n). Ranks
+ * and counts those, updates carry. Two block barriers inside; `parity`
+ * picks the halves of the shared scratch, so consecutive calls need no
+ * barrier between them.
+ */
+template <class T, bool Desc, int Items>
+struct record_tile {
+    using L = rows<T, Items>;
+    T x[L::R][L::V];
+    unsigned mask[L::R], row_base[L::R];
+    unsigned warp_before, count;
+
+    __device__ __forceinline__ void run(const filter_params &p, unsigned long long tile, T &carry, unsigned parity,
+                                        T (*warp_maxima)[kSelectWarps], unsigned (*warp_counts)[kSelectWarps])
+    {
+        using Max = tile::op_max_skip_nan;
+        constexpr int64_t kTile = (int64_t)kSelectThreads * Items;
+        const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+        const int64_t seg_base = (int64_t)tile * kTile + (int64_t)warp * L::kWarpItems;
+        const int64_t valid = p.n - seg_base;
+        /* Keys; missing elements get lowest() and are masked out below. */
+        tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, tile::lowest<T>(),
+                                        x);
+#pragma unroll
+        for (int r = 0; r < L::R; r++)
+#pragma unroll
+            for (int e = 0; e < L::V; e++) x[r][e] = to_key<T, Desc>(x[r][e]);
+        /* lowest() is a key too (~lowest is highest for integers): refill. */
+        if (Desc && valid < L::kWarpItems) {
+#pragma unroll
+            for (int r = 0; r < L::R; r++)
+#pragma unroll
+                for (int e = 0; e < L::V; e++)
+                    if (L::index(r, lane, e) >= valid) x[r][e] = tile::lowest<T>();
+        }
+        T lane_max[L::R];
+        const T warp_max = tile::warp_row_prefixes<Max>(x, lane_max);
+        T warp_max_before, tile_max;
+        tile::block_combine<Max, T, kSelectWarps>(warp_max, warp_maxima[parity], warp_max_before, tile_max);
+        const T entry = Max::apply(carry, warp_max_before);
+#pragma unroll
+        for (int r = 0; r < L::R; r++) {
+            T m = Max::apply(entry, lane_max[r]);
+            unsigned bits = 0;
+#pragma unroll
+            for (int e = 0; e < L::V; e++) {
+                if (L::index(r, lane, e) < valid && x[r][e] >= m) bits |= 1u << e;
+                m = Max::apply(m, x[r][e]);
+            }
+            mask[r] = bits;
+        }
+        const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
+        tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts[parity], warp_before, count);
+        carry = Max::apply(carry, tile_max);
+    }
+};
+
+/*
+ * One block a chunk of C tiles, one status a chunk: the look-backs run
+ * once per chunk, over as many statuses as blocks, instead of once per
+ * tile (docs/perf/scan.md: a look-back under full traffic holds its tile for
+ * ~8 us, which bounded the per-tile kernel at 1.2 ms for 2^28 int32).
+ *
+ * A chunk's survivors, for the maximum M of every key before it, are its
+ * records (keys >= every earlier key of the chunk) that are >= M, and
+ * records never decrease: a suffix of the record list. So:
+ *   1. read the chunk once: its maximum, its record count R, and its first
+ *      kRecordCap records in shared memory;
+ *   2. publish the maximum, look back for M;
+ *   3. j = the records below M: a binary search when the stored records
+ *      reach M, else a second read that counts them (R > cap, rare);
+ *   4. publish R - j, look back for the survivors before the chunk;
+ *   5. write records j..R from shared memory, or (R > cap: most of an
+ *      ascending chunk survives) read the chunk again with the running
+ *      maximum starting at M and write its survivors, tile by tile.
+ * Random data reads its input once; ascending data twice.
+ */
 template <class T, bool Desc>
 __global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)))
     filter_kernel(const __grid_constant__ filter_params p)
 {
     constexpr int Items = select_items(sizeof(T));
-    constexpr int64_t kTile = select_tile(sizeof(T));
-    using L = rows<T, Items>;
+    constexpr int kCap = kRecordCap<T>;
     using Max = tile::op_max_skip_nan;
+    using Tile = record_tile<T, Desc, Items>;
+    using L = typename Tile::L;
     __shared__ unsigned ticket_words[2];
-    __shared__ T warp_maxima[kSelectWarps];
-    __shared__ unsigned warp_counts[kSelectWarps];
+    __shared__ T warp_maxima[2][kSelectWarps];
+    __shared__ unsigned warp_counts[2][kSelectWarps], warp_below[2][kSelectWarps];
+    __shared__ unsigned long long shared_words[2];
     __shared__ T shared_max;
-    __shared__ unsigned long long shared_count;
-    __shared__ T stage[kTile];
+    __shared__ T records[kCap]; /* 1: the first records; 5: a tile's survivors in order */
 
     const lookback::arena &ar = p.arena;
     lookback::ticket t = {0, 0};
-    if (p.tiles > 1) t = lookback::take_ticket(ar, p.tiles, p.tiles, ticket_words);
-    const unsigned tile_id = t.index;
+    if (p.chunks > 1) t = lookback::take_ticket(ar, p.chunks, p.chunks, ticket_words);
+    const unsigned chunk = t.index;
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const int64_t tile_base = (int64_t)tile_id * kTile;
-    const int64_t seg_base = tile_base + (int64_t)warp * L::kWarpItems;
-    const int64_t valid = p.n - seg_base;
+    const unsigned long long first = (unsigned long long)chunk * p.chunk_tiles;
+    const unsigned long long last = first + p.chunk_tiles < p.tiles ? first + p.chunk_tiles : p.tiles;
+    unsigned parity = 0;
 
-    /* Keys; missing elements get lowest() and are masked out below. */
-    T x[L::R][L::V];
-    tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned,
-                                           tile::lowest<T>(), x);
+    /* 1. Maximum, record count, first records. */
+    T chunk_max = tile::lowest<T>();
+    unsigned long long held = 0; /* records so far */
+    for (unsigned long long k = first; k < last; k++, parity ^= 1u) {
+        Tile tl;
+        tl.run(p, k, chunk_max, parity, warp_maxima, warp_counts);
+        if (held < (unsigned long long)kCap) {
 #pragma unroll
-    for (int r = 0; r < L::R; r++)
+            for (int r = 0; r < L::R; r++) {
+                unsigned long long rank = held + tl.warp_before + tl.row_base[r];
 #pragma unroll
-        for (int e = 0; e < L::V; e++) x[r][e] = to_key<T, Desc>(x[r][e]);
-    /* lowest() is a key too (~lowest is highest for integers): refill. */
-    if (Desc && valid < L::kWarpItems) {
-#pragma unroll
-        for (int r = 0; r < L::R; r++)
-#pragma unroll
-            for (int e = 0; e < L::V; e++)
-                if (L::index(r, lane, e) >= valid) x[r][e] = tile::lowest<T>();
+                for (int e = 0; e < L::V; e++)
+                    if (tl.mask[r] >> e & 1u) {
+                        if (rank < (unsigned long long)kCap) records[rank] = tl.x[r][e];
+                        rank++;
+                    }
+            }
+        }
+        held += tl.count;
     }
-    T lane_max[L::R];
-    const T warp_max = tile::warp_row_prefixes<Max>(x, lane_max);
-    T warp_max_before, tile_max;
-    tile::block_combine<Max, T, kSelectWarps>(warp_max, warp_maxima, warp_max_before, tile_max);
+    __syncthreads(); /* the records are in place */
 
-    /* 1. The maximum before this tile. */
-    T max_before = tile::lowest<T>();
-    const bool multi = p.tiles > 1;
-    if (multi && tile_id != 0) {
+    /* 2. The maximum before the chunk. */
+    const bool multi = p.chunks > 1;
+    T before_max = tile::lowest<T>();
+    if (multi && chunk != 0) {
         if (warp == 0) {
             if (lane == 0) {
-                lookback::put_value(ar, tile_id, 0, lookback::to_slot(tile_max));
-                lookback::publish(ar, tile_id, t.epoch, lookback::kAggregate, 0);
+                lookback::put_value(ar, chunk, 0, lookback::to_slot(chunk_max));
+                lookback::publish(ar, chunk, t.epoch, lookback::kAggregate, 0);
             }
             auto read = [&ar](unsigned long long k, unsigned long long, bool at_stop) {
                 return lookback::from_slot<T>(lookback::get_value(ar, k, at_stop ? 1 : 0));
             };
-            const T m = lookback::look_back<Max, T, lookback::kAggregate, lookback::kInclusive>(ar, tile_id, t.epoch,
-                                                                                               read);
+            const T m =
+                lookback::look_back<Max, T, lookback::kAggregate, lookback::kInclusive>(ar, chunk, t.epoch, read);
             if (lane == 0) shared_max = m;
         }
         __syncthreads();
-        max_before = shared_max;
+        before_max = shared_max;
     }
 
-    /* 2. Survivors: a key >= the maximum of every key before it. */
-    unsigned mask[L::R];
-    const T entry = Max::apply(max_before, warp_max_before);
-#pragma unroll
-    for (int r = 0; r < L::R; r++) {
-        T m = Max::apply(entry, lane_max[r]);
-        unsigned bits = 0;
-#pragma unroll
-        for (int e = 0; e < L::V; e++) {
-            const bool in_range = L::index(r, lane, e) < valid;
-            if (in_range && x[r][e] >= m) bits |= 1u << e;
-            m = Max::apply(m, x[r][e]);
+    /* 3. j: the chunk's records below the maximum before it. */
+    const unsigned long long stored = held < (unsigned long long)kCap ? held : (unsigned long long)kCap;
+    unsigned long long below;
+    if (held <= (unsigned long long)kCap || !(records[stored - 1] < before_max)) {
+        /* Records never decrease: the first one >= before_max, by bisection. */
+        unsigned long long lo = 0, hi = stored;
+        while (lo < hi) {
+            const unsigned long long mid = (lo + hi) / 2;
+            if (records[mid] < before_max) lo = mid + 1;
+            else hi = mid;
         }
-        mask[r] = bits;
+        below = lo;
+    } else {
+        /* More than kCap records below it: count them in a second read. */
+        T carry = tile::lowest<T>();
+        unsigned long long n_below = 0;
+        for (unsigned long long k = first; k < last; k++, parity ^= 1u) {
+            Tile tl;
+            tl.run(p, k, carry, parity, warp_maxima, warp_counts);
+            unsigned own = 0;
+#pragma unroll
+            for (int r = 0; r < L::R; r++)
+#pragma unroll
+                for (int e = 0; e < L::V; e++) own += (tl.mask[r] >> e & 1u) && tl.x[r][e] < before_max;
+            unsigned warp_prefix, tile_below;
+            tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(tile::warp_all<tile::op_sum>(own),
+                                                                      warp_below[parity], warp_prefix, tile_below);
+            n_below += tile_below;
+        }
+        below = n_below;
     }
-    unsigned row_base[L::R];
-    const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
-    unsigned warp_before, kept;
-    tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts, warp_before, kept);
+    const unsigned long long kept = held - below;
 
-    /* 3. The number of survivors before this tile. */
+    /* 4. The survivors before the chunk. */
     unsigned long long before = 0;
     if (multi) {
-        const T max_through = Max::apply(max_before, tile_max);
-        if (tile_id == 0) {
+        const T max_through = Max::apply(before_max, chunk_max);
+        if (chunk == 0) {
             if (threadIdx.x == 0) {
                 lookback::put_value(ar, 0, 1, lookback::to_slot(max_through));
                 lookback::publish(ar, 0, t.epoch, lookback::kFinal, kept);
@@ -470,36 +572,48 @@ __global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)
         } else {
             if (warp == 0) {
                 if (lane == 0) {
-                    lookback::put_value(ar, tile_id, 1, lookback::to_slot(max_through));
-                    lookback::publish(ar, tile_id, t.epoch, lookback::kInclusive, kept);
+                    lookback::put_value(ar, chunk, 1, lookback::to_slot(max_through));
+                    lookback::publish(ar, chunk, t.epoch, lookback::kInclusive, kept);
                 }
                 auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
                 const unsigned long long b =
                     lookback::look_back<tile::op_sum, unsigned long long, lookback::kInclusive, lookback::kFinal, true>(
-                        ar, tile_id, t.epoch, read);
+                        ar, chunk, t.epoch, read);
                 if (lane == 0) {
-                    lookback::publish(ar, tile_id, t.epoch, lookback::kFinal, b + kept);
-                    shared_count = b;
+                    lookback::publish(ar, chunk, t.epoch, lookback::kFinal, b + kept);
+                    shared_words[0] = b;
                 }
             }
             __syncthreads();
-            before = shared_count;
+            before = shared_words[0];
         }
     }
-    if (tile_id == p.tiles - 1 && threadIdx.x == 0) *p.count = (int64_t)(before + kept);
+    if (chunk == p.chunks - 1 && threadIdx.x == 0) *p.count = (int64_t)(before + kept);
     if (kept == 0) return;
 
-    /* 4. Stage the survivors in order and write them as one run. */
-#pragma unroll
-    for (int r = 0; r < L::R; r++) {
-        unsigned rank = warp_before + row_base[r];
-#pragma unroll
-        for (int e = 0; e < L::V; e++)
-            if (mask[r] >> e & 1u) stage[rank++] = to_key<T, Desc>(x[r][e]); /* the key's inverse is itself */
-    }
-    __syncthreads();
+    /* 5. The survivors, in order, as contiguous runs. */
     T *out = static_cast<T *>(p.out) + before;
-    for (int i = threadIdx.x; i < (int)kept; i += kSelectThreads) out[i] = stage[i];
+    if (held <= (unsigned long long)kCap) {
+        for (unsigned long long i = threadIdx.x; i < kept; i += kSelectThreads)
+            out[i] = to_key<T, Desc>(records[below + i]); /* the key's inverse is itself */
+        return;
+    }
+    __syncthreads(); /* every bisection read the records: the buffer stages tiles now */
+    T carry = before_max;
+    for (unsigned long long k = first; k < last; k++, parity ^= 1u) {
+        Tile tl;
+        tl.run(p, k, carry, parity, warp_maxima, warp_counts); /* its barriers: the last tile's run is written */
+#pragma unroll
+        for (int r = 0; r < L::R; r++) {
+            unsigned rank = tl.warp_before + tl.row_base[r];
+#pragma unroll
+            for (int e = 0; e < L::V; e++)
+                if (tl.mask[r] >> e & 1u) records[rank++] = to_key<T, Desc>(tl.x[r][e]);
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < (int)tl.count; i += kSelectThreads) out[i] = records[i];
+        out += tl.count;
+    }
 }
 
 /* ---------------------------------------------------------------- host side */
@@ -688,6 +802,13 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
         return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_filter_running_max: no CUDA kernel for %s",
                             gp_dtype_name(a->t));
     const unsigned long long tiles = tile_count(a->t, a->n);
+    /* One chunk a block, as many blocks as the device holds at once (the
+     * test hook caps them, so small inputs take chunks of several tiles). */
+    const context_state *st = state(ctx);
+    unsigned long long blocks = (unsigned long long)(st->sm_count > 0 ? st->sm_count : 1) *
+                                (unsigned long long)filter_blocks_per_sm((int)gp_dtype_size(a->t));
+    if (st->max_resident > 0 && st->max_resident < blocks) blocks = st->max_resident;
+    const unsigned long long chunk_tiles = (tiles + blocks - 1) / blocks;
 
     filter_params p;
     memset(&p, 0, sizeof p);
@@ -696,23 +817,25 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
     p.count = a->count;
     p.n = a->n;
     p.tiles = (unsigned)tiles;
+    p.chunk_tiles = (unsigned)chunk_tiles;
+    p.chunks = (unsigned)((tiles + chunk_tiles - 1) / chunk_tiles);
     p.aligned = (uintptr_t)a->in % 16 == 0;
 
     device_scope scope;
     GP_CUDA_ENTER_DEVICE(ctx, scope);
-    if (tiles > 1) {
-        s = lookback::prepare(ctx, ws, tiles, &p.arena);
+    if (p.chunks > 1) {
+        s = lookback::prepare(ctx, ws, p.chunks, &p.arena);
         if (s != GP_STATUS_OK) return s;
     }
 #ifdef GPUPRIM_DEBUG_LAUNCH
     char what[160];
-    snprintf(what, sizeof what, "filter_kernel<%s, %s> (n = %lld, %llu tiles)", gp_dtype_name(a->t),
-             a->descending ? "descending" : "ascending", (long long)a->n, tiles);
+    snprintf(what, sizeof what, "filter_kernel<%s, %s> (n = %lld, %llu tiles, %u chunks)", gp_dtype_name(a->t),
+             a->descending ? "descending" : "ascending", (long long)a->n, tiles, p.chunks);
 #else
     const char *what = "filter_kernel";
 #endif
     void *args[] = {&p};
-    GP_CUDA_LAUNCH(ctx, fn, what, (unsigned)tiles, (unsigned)kSelectThreads, args);
+    GP_CUDA_LAUNCH(ctx, fn, what, p.chunks, (unsigned)kSelectThreads, args);
     return GP_STATUS_OK;
 }
 

@@ -111,6 +111,10 @@ static gp_ctx make_ctx()
     c.alloc.free = host_free;
     c.have_user_ws = ++g_calls % 3 == 0;
     g_state.lookback_warps = g_calls % 2 == 0; /* persistent scans and selections: both kernels */
+    /* The filter's chunks: 4 blocks (one "SM"), then 2 and 1 (the test
+     * hook), so chunks of one tile and of many run. */
+    g_state.sm_count = 1;
+    g_state.max_resident = (unsigned)(g_calls % 3 == 0 ? 0 : g_calls % 3);
     return c;
 }
 
@@ -184,11 +188,15 @@ static void scan_case(gp_dtype in_t, gp_dtype out_t, gp_op op, int64_t n, bool e
 
 enum { K_SEL_FLAGS, K_SEL_IF, K_PART_FLAGS, K_PART_IF, K_FILTER, K_FILTER_DESC };
 
-static void fill_mostly_ascending(void *buf, gp_dtype t, int64_t n, uint64_t s, bool nans)
+/* i/2 + noise (NaN and infinities too with `nans`); `dip`: a ramp to n/4
+ * over the first half, then a steeper one from the bottom, so a chunk can
+ * hold long runs of records below the maximum before it. */
+static void fill_mostly_ascending(void *buf, gp_dtype t, int64_t n, uint64_t s, bool nans, bool dip = false)
 {
     gpt_rng r = {s};
     for (int64_t i = 0; i < n; i++) {
-        double d = (double)i / 2 + 8 * gpt_uniform(&r) - 4;
+        double d = dip ? (i < n / 2 ? (double)i / 2 : (double)(i - n / 2))
+                       : (double)i / 2 + 8 * gpt_uniform(&r) - 4;
         size_t sz = gpt_size(t);
         if (gpt_is_float(t)) {
             if (nans && gpt_below(&r, 500) == 0) d = gpt_next(&r) & 1 ? NAN : (gpt_next(&r) & 1 ? INFINITY : -INFINITY);
@@ -217,7 +225,7 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
         else if (pattern == 1) gpt_fill(in.p, t, n, PAT_ASC, false, s);
         else if (pattern == 2) gpt_fill(in.p, t, n, PAT_DESC, false, s);
         else if (pattern == 3) gpt_fill(in.p, t, n, PAT_CONST, false, s);
-        else fill_mostly_ascending(in.p, t, n, s, pattern == 5);
+        else fill_mostly_ascending(in.p, t, n, s, pattern == 5, pattern == 6);
     } else {
         gpt_fill(in.p, t, n, PAT_RANDOM, false, s);
         for (int64_t i = 0; i < n; i++) {
@@ -322,9 +330,11 @@ int main(int argc, char **argv)
         for (int si = first; si < nsizes; si++) {
             int64_t n = sizes[si];
             for (int kind = 0; kind < 6; kind++) {
-                int patterns = kind >= K_FILTER ? (gpt_is_float(t) ? 6 : 5) : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
+                /* filter patterns: 5 is NaN and infinities (floats), 6 the dip */
+                int patterns = kind >= K_FILTER ? 7 : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
                 for (int p = 0; p < patterns; p++) {
-                    if (n > 2 * T + 1 && p > 0 && p != 4 && p != 5) continue;
+                    if (kind >= K_FILTER && p == 5 && !gpt_is_float(t)) continue;
+                    if (n > 2 * T + 1 && p > 0 && p < 4) continue;
                     gp_cmp cmp = (gp_cmp)(1 + (k++ % 6));
                     select_case(kind, t, n, p, cmp, 0);
                 }
