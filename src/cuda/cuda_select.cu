@@ -650,7 +650,7 @@ const void *select_kernel_for(gp_dtype t, bool by_flags)
     return NULL;
 }
 
-/* select_kernel_pipelined and its shared memory, or NULL for 8-byte items. */
+/* select_kernel_pipelined and its shared memory. */
 struct pipelined_choice {
     const void *fn;
     size_t smem;
@@ -658,6 +658,7 @@ struct pipelined_choice {
 template <class T, bool ByFlags>
 pipelined_choice pipelined_pick()
 {
+    static_assert(pipelined_select<T>, "tiles of at most 16 KiB");
     return {(const void *)select_kernel_pipelined<T, ByFlags>, (size_t)kSelectPipeStages * select_stage_bytes<T, ByFlags>()};
 }
 pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags)
@@ -667,19 +668,16 @@ pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags)
         case 1: return pipelined_pick<uint8_t, true>();
         case 2: return pipelined_pick<uint16_t, true>();
         case 4: return pipelined_pick<uint32_t, true>();
-        default: return {NULL, 0};
+        default: return pipelined_pick<uint64_t, true>();
         }
     }
     switch (t) {
-    case GP_DTYPE_I8: return pipelined_pick<int8_t, false>();
-    case GP_DTYPE_U8: return pipelined_pick<uint8_t, false>();
-    case GP_DTYPE_I16: return pipelined_pick<int16_t, false>();
-    case GP_DTYPE_U16: return pipelined_pick<uint16_t, false>();
-    case GP_DTYPE_I32: return pipelined_pick<int32_t, false>();
-    case GP_DTYPE_U32: return pipelined_pick<uint32_t, false>();
-    case GP_DTYPE_F32: return pipelined_pick<float, false>();
-    default: return {NULL, 0};
+#define GP_SELECT_PIPELINED_CASE(E, C) \
+    case GP_DTYPE_##E: return pipelined_pick<C, false>();
+        GP_SELECT_DTYPES(GP_SELECT_PIPELINED_CASE)
+#undef GP_SELECT_PIPELINED_CASE
     }
+    return {NULL, 0};
 }
 
 const void *filter_kernel_for(gp_dtype t, bool desc)

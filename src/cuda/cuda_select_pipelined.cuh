@@ -38,10 +38,10 @@ constexpr int kSelectLookbackWarps = GP_SELECT_LOOKBACK_WARPS;
 constexpr int kSelectPipeStages = kSelectLookbackWarps + 2; /* K parked, one ranked, one landing */
 constexpr int kSelectPipeThreads = kSelectThreads + kSelectLookbackWarps * kWarp;
 
-/* Which selections take it: items of up to 4 bytes (stages of at most
- * 20 KiB). */
+/* Which selections take it: tiles of at most 16 KiB (cuda_tuning.h), so
+ * stages of at most 20 KiB. */
 template <class T>
-constexpr bool pipelined_select = sizeof(T) <= 4;
+constexpr bool pipelined_select = select_tile(sizeof(T)) * (long long)sizeof(T) <= 16384;
 
 template <class T, bool ByFlags>
 __host__ __device__ constexpr unsigned select_stage_bytes()

@@ -185,13 +185,18 @@ __host__ __device__ constexpr int scan_blocks_per_sm(int in_bytes, int acc_bytes
 /* Elements per thread: GP_SCAN_ITEMS (whole vectors), twice that for 1-byte
  * inputs with 1- or 4-byte accumulators, so a tile stays >= 8 KiB of input
  * and the per-tile costs (ticket, look-back) stay amortised. Not for 2-byte
- * accumulators (i8 -> i16 min/max): 32 of them spilled 26 bytes (ptxas). */
+ * accumulators (i8 -> i16 min/max): 32 of them spilled 26 bytes (ptxas).
+ * Half for 8-byte inputs: 16 KiB tiles, which the look-back-warp scan
+ * takes (cuda_scan_pipelined.cuh; 32 KiB tiles left 8-byte scans on the
+ * staged kernel at 0.68x CUB on the H100). */
 #ifndef GP_SCAN_ITEMS
 #define GP_SCAN_ITEMS 16
 #endif
 __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
 {
-    return whole_vectors(in_bytes == 1 && (acc_bytes == 1 || acc_bytes == 4) ? 2 * GP_SCAN_ITEMS : GP_SCAN_ITEMS,
+    return whole_vectors(in_bytes == 1 && (acc_bytes == 1 || acc_bytes == 4) ? 2 * GP_SCAN_ITEMS
+                         : in_bytes == 8                                   ? GP_SCAN_ITEMS / 2
+                                                                           : GP_SCAN_ITEMS,
                          in_bytes);
 }
 
@@ -219,10 +224,11 @@ __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
 /* ---------------------------------------- select, partition, the filter */
 /* cuda_select.cu. */
 
-/* 256 threads x 16 items: a 4096-element tile (16 KiB of int32). Items are
- * staged in shared memory in output order, at most 32 KiB a block (under
- * the 48 KiB static limit with room for two blocks' worth per SM), so
- * 8-byte items take fewer per thread when the block is large. Measured
+/* 256 threads x 16 items: a 4096-element tile (16 KiB of int32). A tile
+ * is at most 16 KiB, so 8-byte items take 8 a thread: the look-back-warp
+ * selection keeps 4 tiles a block in shared memory, 3 blocks an SM
+ * (cuda_select_pipelined.cuh). The filter keeps up to 32 KiB of records a
+ * block (kSelectStageBytes, under the 48 KiB static limit). Measured
  * plateau with 256 x 16 on the H200: select 1.55 TB/s, the filter 0.9. */
 #ifndef GP_SELECT_THREADS
 #define GP_SELECT_THREADS 256
@@ -233,11 +239,12 @@ __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
 constexpr int kSelectThreads = GP_SELECT_THREADS;
 static_assert(kSelectThreads % 32 == 0 && kSelectThreads <= 1024, "whole warps");
 constexpr int kSelectStageBytes = 32768;
+constexpr int kSelectTileBytes = 16384;
 __host__ __device__ constexpr int select_items(int item_bytes)
 {
-    return whole_vectors(GP_SELECT_ITEMS * item_bytes * kSelectThreads <= kSelectStageBytes
+    return whole_vectors(GP_SELECT_ITEMS * item_bytes * kSelectThreads <= kSelectTileBytes
                              ? GP_SELECT_ITEMS
-                             : kSelectStageBytes / (item_bytes * kSelectThreads),
+                             : kSelectTileBytes / (item_bytes * kSelectThreads),
                          item_bytes);
 }
 __host__ __device__ constexpr long long select_tile(int item_bytes) { return (long long)kSelectThreads * select_items(item_bytes); }
