@@ -29,16 +29,18 @@
  * barrier; written backwards then reversed, the same.
  *
  * The running-max filter. A survivor is x >= the maximum of everything
- * before it (NaN skipped; descending: keys ~x or -x, see below). A tile's
- * survivors depend on the maximum before the tile, so its count is not an
- * aggregate its predecessors can combine blindly; but the maximum is. So
- * two look-backs run in sequence over the same status: the tile publishes
- * its maximum (state 1), looks back for the maximum before it, counts its
- * survivors, publishes the inclusive maximum and its own count (state 2),
- * looks back over counts (states >= 2, stopping at 3), publishes its
- * inclusive count (state 3) and writes its survivors. Neither look-back
- * waits on a predecessor's look-back of the same kind. Bytes: the input
- * once, the survivors once.
+ * before it (NaN skipped; descending: keys ~x or -x, see below). One block
+ * takes a chunk of tiles, one status a chunk. A chunk's survivors depend on
+ * the maximum before it, so its count is not an aggregate its predecessors
+ * can combine blindly; but the maximum is. So two look-backs run in
+ * sequence over the same status: the chunk publishes its maximum (state
+ * 1), looks back for the maximum before it, counts its survivors (a suffix
+ * of its record list, kept in shared memory), publishes the inclusive
+ * maximum and its own count (state 2), looks back over counts (states >= 2,
+ * stopping at 3), publishes its inclusive count (state 3) and writes its
+ * survivors. Neither look-back waits on a predecessor's look-back of the
+ * same kind. Bytes: the input once and the survivors once where a chunk's
+ * records fit in shared memory (random data); ascending data reads twice.
  *
  * Top to bottom: tuning, select/partition kernel, filter kernel, host side.
  */
