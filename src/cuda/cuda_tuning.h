@@ -276,25 +276,25 @@ static_assert(kPartitionGroup >= 1 && kPartitionGroup <= 32, "a group's tiles ar
 #endif
 constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 
-/* 1024 threads per SM (64 registers); 8-byte items 768 (80). A wider
- * look-back holds M tags beside the tile: at M = 4, 1-byte comparisons
- * spilled 24 bytes at 64 and 8-byte items 4-44 at 80 (ptxas), so 768 (80)
- * and 512 (128) there. No spills in any select kernel with these. */
+/* 1024 threads per SM (64 registers), 8-byte items too since they take 8
+ * a thread (16 KiB tiles; with 16 they needed 768 threads, 80 registers).
+ * A wider look-back holds M tags beside the tile: at M = 4, 1-byte
+ * comparisons spilled 24 bytes at 64 and 8-byte items (16 a thread) 4-44
+ * at 80 (ptxas), so 768 (80) and 512 (128) there. No spills in any select
+ * or filter kernel with these. */
 __host__ __device__ constexpr int select_threads_per_sm(int item_bytes)
 {
-    return item_bytes == 8 ? (kLookbackTagsPerLane > 1 ? 512 : 768)
+    return item_bytes == 8 ? (kLookbackTagsPerLane > 1 ? 512 : 1024)
                            : item_bytes == 1 && kLookbackTagsPerLane > 1 ? 768 : 1024;
 }
 __host__ __device__ constexpr int select_blocks_per_sm(int item_bytes)
 {
     return select_threads_per_sm(item_bytes) / kSelectThreads > 0 ? select_threads_per_sm(item_bytes) / kSelectThreads : 1;
 }
-/* The filter holds keys and running maxima: 8-byte keys spilled 8 bytes at
- * 80 registers (ptxas, filter_kernel<double>), so 512 threads (128). */
-__host__ __device__ constexpr int filter_blocks_per_sm(int item_bytes)
-{
-    return item_bytes == 8 ? (512 / kSelectThreads > 0 ? 512 / kSelectThreads : 1) : select_blocks_per_sm(item_bytes);
-}
+/* The filter holds keys and running maxima: 16 8-byte keys a thread
+ * spilled 8 bytes at 80 registers (ptxas, filter_kernel<double>); 8 a
+ * thread fit 64, as the selection's. */
+__host__ __device__ constexpr int filter_blocks_per_sm(int item_bytes) { return select_blocks_per_sm(item_bytes); }
 
 } // namespace gp_cuda
 
