@@ -30,11 +30,16 @@ enum {
 
 size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n) { return 0; }
 
+/* No more threads than blocks of GP_CPU_SEL_BLOCK: a thread without one
+ * would only wait at the barriers (on a 16-core host the filter at 2^16
+ * took 956 us with 16 threads for 4 blocks, against 67 us at 2^18). */
 static int thread_count(int64_t n)
 {
     int want = omp_get_max_threads();
     if (want > GP_CPU_SEL_MAX_THREADS) want = GP_CPU_SEL_MAX_THREADS;
-    return n < GP_CPU_SEL_PAR_MIN ? 1 : want;
+    const int64_t blocks = (n + GP_CPU_SEL_BLOCK - 1) / GP_CPU_SEL_BLOCK;
+    if (want > blocks) want = (int)blocks;
+    return n < GP_CPU_SEL_PAR_MIN || want < 1 ? 1 : want;
 }
 
 /* ------------------------------------------------------------- predicates */
