@@ -3,13 +3,13 @@
  * select, partition, filter), so that their logic runs and is checked on a
  * machine without a GPU. Include it before a .cu file compiled as C++.
  *
- * Model. Every GPU thread is a fiber (ucontext) with its own stack; the
- * fibers of one block run cooperatively on one OS thread and switch at
- * every __syncthreads and warp collective, which are real barriers here.
- * Several OS threads run blocks at once (like SMs), so blocks race on the
- * look-back statuses with real concurrency, preemption and optional random
- * delays. __shared__ is thread_local: one copy per OS thread, i.e. per
- * resident block. Global memory is host memory; the look-back's acquire and
+ * Model (the fibers of tests/emu_core/emu_fibers.h). Every GPU thread is
+ * a fiber with its own stack; the fibers of one block run cooperatively on
+ * one OS thread and switch at every __syncthreads and warp collective,
+ * which are real barriers here. Several OS threads run blocks at once (like
+ * SMs), so blocks race on the look-back statuses with real concurrency,
+ * preemption and optional random delays. __shared__ is thread_local: one
+ * copy per OS thread, i.e. per resident block. Global memory is host memory; the look-back's acquire and
  * release accesses map to C11 atomics (GP_CUDA_EMULATE in cuda_lookback.cuh).
  *
  * What it cannot show: the GPU's weak memory model beyond what x86 and the
@@ -25,6 +25,7 @@
 
 #include <atomic>
 
+#include "emu_fibers.h"
 #include "gp_internal.h"
 
 /* ------------------------------------------------------- language features */
@@ -49,24 +50,11 @@ struct gp_emu_index {
 
 namespace gp_emu {
 
-unsigned current_thread(); /* threadIdx.x of the running fiber */
-void block_barrier();
-void named_barrier(unsigned threads); /* bar.sync 1, threads */
-/* All 32 lanes of the caller's warp deposit v; returns the deposits. */
-const uint64_t *warp_exchange_begin(uint64_t v);
-void warp_exchange_end();
-void sleep_a_little();
-/* Runs grid blocks of `block` threads of fn(params), `workers` blocks at a time. */
-void run_grid(void (*thunk)(const void *fn, const void *params), const void *fn, const void *params, unsigned grid,
-              unsigned block);
 /* Launch thunks by kernel-name prefix ("scan_kernel", ...), registered by each emulated file. */
 typedef void (*thunk_fn)(const void *fn, const void *params);
 void register_thunk(const char *prefix, thunk_fn t);
-/* The running block's dynamic shared memory (thread_local, like __shared__). */
-unsigned char *dynamic_shared();
 /* Blocks a persistent launch may count on running at once: the workers. */
 unsigned resident_blocks();
-extern int chaos; /* > 0: random yields at barriers, to shake the block interleaving */
 
 template <class P>
 void call_kernel(const void *fn, const void *params)
@@ -76,7 +64,7 @@ void call_kernel(const void *fn, const void *params)
 
 } // namespace gp_emu
 
-#define threadIdx (gp_emu_index{gp_emu::current_thread()})
+#define threadIdx (gp_emu_index{gp_emu::thread_x()})
 
 /* Look-back coverage: every window a look-back reads (cuda_lookback.cuh). */
 void gp_emu_lookback_window(unsigned stop_mask, unsigned upto);
@@ -106,7 +94,7 @@ inline T __shfl_up_sync(unsigned, T v, unsigned delta)
 {
     uint64_t b = 0;
     memcpy(&b, &v, sizeof v);
-    const unsigned lane = gp_emu::current_thread() % 32;
+    const unsigned lane = gp_emu::thread_x() % 32;
     const uint64_t *all = gp_emu::warp_exchange_begin(b);
     uint64_t r = lane >= delta ? all[lane - delta] : b;
     gp_emu::warp_exchange_end();

@@ -8,8 +8,9 @@
  *
  * Build and run (no GPU, no CUDA toolkit needed; from the repository root,
  * with the CPU library built in BUILD):
- *   g++ -std=c++17 -O2 -pthread -Iinclude -Isrc/core -Isrc/cpu -Isrc/cuda \
- *       tests/emu_hist/emu_histogram.cc BUILD/libgpuprim.a -fopenmp -o emu_histogram
+ *   g++ -std=c++17 -O2 -pthread -Iinclude -Isrc/core -Isrc/cpu -Isrc/cuda -Itests/emu_core \
+ *       tests/emu_hist/emu_histogram.cc tests/emu_core/emu_fibers.cc BUILD/libgpuprim.a -fopenmp \
+ *       -o emu_histogram
  *   ./emu_histogram [--seed S] [--quick]
  */
 #include "hist_emu.h"
@@ -22,8 +23,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <setjmp.h>
-#include <ucontext.h>
 
 #include <functional>
 #include <map>
@@ -32,159 +31,7 @@
 #include <utility>
 #include <vector>
 
-/* ================================================================ runtime */
-
-namespace gp_emu {
-namespace {
-
-constexpr size_t kStackBytes = 64 * 1024;
-
-/* A fiber starts through makecontext (one sigprocmask call) and from then on
- * switches with _setjmp/_longjmp, which leave the signal mask alone: two
- * system calls fewer per switch, most of the emulation's time otherwise. */
-struct fiber {
-    ucontext_t start;
-    jmp_buf jb;
-    unsigned tid;
-    bool started, done;
-};
-
-struct warp_state {
-    uint64_t slot[32];
-    unsigned count_a, gen_a, count_b, gen_b;
-};
-
-struct block_state {
-    std::vector<fiber> fibers;
-    std::vector<std::vector<char>> stacks;
-    std::vector<unsigned char> smem;
-    unsigned nthreads = 0, block = 0, grid = 0;
-    jmp_buf sched;
-    fiber *cur = nullptr;
-    unsigned bar_count = 0, bar_gen = 0;
-    long spins = 0; /* waits without progress: a deadlock if it grows without end */
-    warp_state warps[32];
-    const std::function<void(void **)> *kernel = nullptr;
-    void **args = nullptr;
-    std::mt19937 rng{1};
-};
-
-thread_local block_state *tb = nullptr;
-
-void yield_fiber()
-{
-    if (!_setjmp(tb->cur->jb)) _longjmp(tb->sched, 1);
-}
-
-void wait_step()
-{
-    if (++tb->spins > 100000000L) {
-        fprintf(stderr, "emu: block %u: deadlock (a barrier or warp collective not reached by all)\n", tb->block);
-        abort();
-    }
-    yield_fiber();
-}
-
-void trampoline()
-{
-    (*tb->kernel)(tb->args);
-    tb->cur->done = true;
-    _longjmp(tb->sched, 1); /* never returns: the stack is dropped */
-}
-
-void run_block(block_state &b)
-{
-    b.fibers.assign(b.nthreads, fiber{});
-    if (b.stacks.size() < b.nthreads) b.stacks.resize(b.nthreads, std::vector<char>(kStackBytes));
-    memset(b.smem.data(), 0xA5, b.smem.size()); /* dynamic shared memory starts as garbage */
-    b.bar_count = 0;
-    memset(b.warps, 0, sizeof b.warps);
-    for (unsigned t = 0; t < b.nthreads; t++) {
-        fiber &f = b.fibers[t];
-        f.tid = t;
-        getcontext(&f.start);
-        f.start.uc_stack.ss_sp = b.stacks[t].data();
-        f.start.uc_stack.ss_size = kStackBytes;
-        f.start.uc_link = nullptr;
-        makecontext(&f.start, trampoline, 0);
-    }
-    unsigned alive = b.nthreads;
-    while (alive > 0) {
-        /* A random order each pass: threads interleave differently each run. */
-        unsigned start = b.rng() % b.nthreads;
-        for (unsigned k = 0; k < b.nthreads; k++) {
-            fiber &f = b.fibers[(start + k) % b.nthreads];
-            if (f.done) continue;
-            b.cur = &f;
-            if (!_setjmp(b.sched)) {
-                if (!f.started) {
-                    f.started = true;
-                    ucontext_t here;
-                    swapcontext(&here, &f.start); /* comes back by _longjmp, never by return */
-                } else {
-                    _longjmp(f.jb, 1);
-                }
-            }
-            if (f.done) alive--;
-        }
-    }
-    b.cur = nullptr;
-}
-
-} // namespace
-
-unsigned thread_x() { return tb->cur->tid; }
-unsigned block_x() { return tb->block; }
-unsigned grid_x() { return tb->grid; }
-unsigned block_dim_x() { return tb->nthreads; }
-
-void block_barrier()
-{
-    const unsigned gen = tb->bar_gen;
-    if (++tb->bar_count == tb->nthreads) {
-        tb->bar_count = 0;
-        tb->bar_gen++;
-        tb->spins = 0;
-    } else {
-        while (tb->bar_gen == gen) wait_step();
-    }
-}
-
-const uint64_t *exchange_begin(uint64_t v)
-{
-    warp_state &w = tb->warps[thread_x() / 32];
-    w.slot[thread_x() % 32] = v;
-    const unsigned gen = w.gen_a;
-    if (++w.count_a == 32) {
-        w.count_a = 0;
-        w.gen_a++;
-        tb->spins = 0;
-    } else {
-        while (w.gen_a == gen) wait_step();
-    }
-    return w.slot;
-}
-
-void exchange_end()
-{
-    warp_state &w = tb->warps[thread_x() / 32];
-    const unsigned gen = w.gen_b;
-    if (++w.count_b == 32) {
-        w.count_b = 0;
-        w.gen_b++;
-    } else {
-        while (w.gen_b == gen) wait_step();
-    }
-}
-
-void maybe_yield()
-{
-    if (tb && tb->cur && (tb->rng() & 15) == 0) yield_fiber();
-}
-
-} // namespace gp_emu
-
-unsigned char *gp_emu_dynamic_smem() { return gp_emu::tb->smem.data(); }
+/* ================================================================ launches */
 
 /* Kernels by address: each registered instantiation unpacks its arguments. */
 static std::map<const void *, std::function<void(void **)>> &kernels()
@@ -217,25 +64,8 @@ cudaError_t cudaLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
     if (grid.x < 1 || block.x < 1 || block.x > 1024 || block.x % 32 || smem > 232448) return cudaErrorInvalidValue;
     launches++;
     if ((long)smem > max_smem) max_smem = (long)smem;
-    std::atomic<unsigned> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < 2; w++)
-        pool.emplace_back([&, w] {
-            gp_emu::block_state b;
-            b.rng.seed(w * 7919u + (unsigned)launches);
-            b.nthreads = block.x;
-            b.grid = grid.x;
-            b.kernel = &it->second;
-            b.args = args;
-            b.smem.resize(smem ? smem : 1);
-            gp_emu::tb = &b;
-            for (unsigned k; (k = next.fetch_add(1)) < grid.x;) {
-                b.block = k;
-                gp_emu::run_block(b);
-            }
-            gp_emu::tb = nullptr;
-        });
-    for (std::thread &t : pool) t.join();
+    const std::function<void(void **)> &kernel = it->second;
+    gp_emu::run_grid([&kernel, args] { kernel(args); }, grid.x, block.x, smem, 2, (unsigned)launches);
     return cudaSuccess;
 }
 

@@ -3,9 +3,10 @@
  * kernels and host code where there is no GPU (emu_histogram.cc). Include it
  * before the .cu, compiled as C++17.
  *
- * Model: every GPU thread is a fiber with its own stack; the fibers of a
- * block run on one OS thread and switch at __syncthreads, at warp
- * collectives (real 32-lane barriers here) and, at random, at atomics.
+ * Model (the fibers of tests/emu_core/emu_fibers.h): every GPU thread is a
+ * fiber with its own stack; the fibers of a block run on one OS thread and
+ * switch at __syncthreads, at warp collectives (real 32-lane barriers
+ * here) and, at random, at atomics.
  * Blocks run on a few OS threads at once, so the count's ticket and the
  * global atomics race for real. __shared__ is thread_local: one copy per
  * resident block. What it cannot show: the GPU's memory model beyond x86
@@ -20,6 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "emu_fibers.h"
 #include "gp_internal.h"
 
 #define __global__
@@ -41,19 +43,7 @@ struct gp_emu_index {
     unsigned x;
 };
 
-namespace gp_emu {
-unsigned thread_x();
-unsigned block_x();
-unsigned grid_x();
-unsigned block_dim_x();
-void block_barrier();
-/* All 32 lanes of the caller's warp deposit v; returns the 32 deposits.
- * Every lane must call exchange_end after reading them. */
-const uint64_t *exchange_begin(uint64_t v);
-void exchange_end();
-void maybe_yield();
-} // namespace gp_emu
-unsigned char *gp_emu_dynamic_smem();
+inline unsigned char *gp_emu_dynamic_smem() { return gp_emu::dynamic_shared(); }
 
 #define threadIdx (gp_emu_index{gp_emu::thread_x()})
 #define blockIdx (gp_emu_index{gp_emu::block_x()})
@@ -70,9 +60,9 @@ inline T __shfl_xor_sync(unsigned, T v, int mask)
 {
     uint64_t b = 0;
     memcpy(&b, &v, sizeof v);
-    const uint64_t *all = gp_emu::exchange_begin(b);
+    const uint64_t *all = gp_emu::warp_exchange_begin(b);
     uint64_t r = all[(gp_emu::thread_x() % 32) ^ (unsigned)mask];
-    gp_emu::exchange_end();
+    gp_emu::warp_exchange_end();
     T out;
     memcpy(&out, &r, sizeof out);
     return out;
@@ -80,10 +70,10 @@ inline T __shfl_xor_sync(unsigned, T v, int mask)
 
 inline unsigned __match_any_sync(unsigned, int v)
 {
-    const uint64_t *all = gp_emu::exchange_begin((uint64_t)(uint32_t)v);
+    const uint64_t *all = gp_emu::warp_exchange_begin((uint64_t)(uint32_t)v);
     unsigned m = 0;
     for (int l = 0; l < 32; l++) m |= (all[l] == (uint64_t)(uint32_t)v ? 1u : 0u) << l;
-    gp_emu::exchange_end();
+    gp_emu::warp_exchange_end();
     return m;
 }
 
