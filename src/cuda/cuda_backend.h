@@ -23,7 +23,7 @@ constexpr size_t kControlBytes = 128;
 struct context_state {
     int sm_count;
     bool cooperative;      /* the device takes cooperative launches (persistent grids) */
-    unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids (0: none) */
+    unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids and the filter's chunks (0: none) */
     bool lookback_warps;   /* GPUPRIM_LOOKBACK_WARPS=0 turns off the look-back-warp kernels */
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control` */
