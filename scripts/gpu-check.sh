@@ -81,6 +81,12 @@ first=1; second=1
 [ $only_ladders -eq 1 ] && first=0
 [ $first -eq 1 ] && step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
 
+# The two tools' command lines. --report-api-errors no: test_api asks for
+# more device memory than exists on purpose (DEVICE_OUT_OF_MEMORY); gpuprim
+# checks every API call itself.
+memcheck=(compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check full --report-api-errors no)
+racecheck=(compute-sanitizer --tool racecheck --error-exitcode 9)
+
 # Sanitizers on every CUDA test binary except the large ones (2^31 elements
 # under memcheck would take far past the lease; they run unsanitized above).
 san_ok=0
@@ -88,13 +94,8 @@ tests=""
 [ $first -eq 1 ] && tests=$(cd $build/tests && ls test_* 2>/dev/null | grep -v large)
 for t in $tests; do
   [ -x "$build/tests/$t" ] || continue
-  # --report-api-errors no: test_api asks for more device memory than exists
-  # on purpose (DEVICE_OUT_OF_MEMORY); gpuprim checks every API call itself.
-  step "memcheck-$t" compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check full \
-    --report-api-errors no \
-    "$build/tests/$t" --backend cuda --quick || san_ok=1
-  step "racecheck-$t" compute-sanitizer --tool racecheck --error-exitcode 9 \
-    "$build/tests/$t" --backend cuda --quick || san_ok=1
+  step "memcheck-$t" "${memcheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
+  step "racecheck-$t" "${racecheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
 done
 
 # Persistent grids (cooperative launch, tiles staged by the bulk copy engine)
@@ -103,12 +104,10 @@ done
 # warp kernels (scan and selection), and the staged scan without them.
 if [ $second -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1 test_select-pipelined:1 test_scan-persistent:0; do
-    name=${run%:*}; warps=${run#*:}; bin=${name%-*}
-    step "memcheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_LOOKBACK_WARPS=$warps compute-sanitizer \
-      --tool memcheck --error-exitcode 9 --leak-check full --report-api-errors no "$build/tests/$bin" \
-      --backend cuda --quick || san_ok=1
-    step "racecheck-$name" env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_LOOKBACK_WARPS=$warps compute-sanitizer \
-      --tool racecheck --error-exitcode 9 "$build/tests/$bin" --backend cuda --quick || san_ok=1
+    name=${run%:*}; hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_LOOKBACK_WARPS=${run#*:})
+    step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick || san_ok=1
+    step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick ||
+      san_ok=1
   done
 fi
 
@@ -120,12 +119,11 @@ fi
 ladders="reduce transpose atomics stalin"
 [ $second -eq 1 ] || ladders=""
 for l in $ladders; do
-  step "memcheck-ladder-$l" compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check full \
-    --report-api-errors no ./$build/gpuprim ladder $l --check || san_ok=1
+  step "memcheck-ladder-$l" "${memcheck[@]}" ./$build/gpuprim ladder $l --check || san_ok=1
   sizes=()
   [ $l = reduce ] && sizes=(--sizes 1,2,3,31,32,33,63,64,65,1023,1024,1025,4096,65537,1000003)
-  step "racecheck-ladder-$l" env GPUPRIM_LADDER_NO_RACE=1 compute-sanitizer --tool racecheck \
-    --error-exitcode 9 ./$build/gpuprim ladder $l --check "${sizes[@]}" || san_ok=1
+  step "racecheck-ladder-$l" env GPUPRIM_LADDER_NO_RACE=1 "${racecheck[@]}" ./$build/gpuprim ladder $l --check \
+    "${sizes[@]}" || san_ok=1
 done
 
 [ $second -eq 1 ] && step demo ./$build/gpuprim demo
