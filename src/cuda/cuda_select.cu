@@ -772,10 +772,11 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     const char *what = a->partition ? "select_kernel (partition)" : "select_kernel";
 #endif
     void *args[] = {&p};
-    /* A selection of more tiles than the device holds blocks, its items
-     * (and flags) 16-byte aligned: a persistent grid with look-back warps. */
+    /* A selection or partition of more tiles than the device holds
+     * blocks, its items (and flags) 16-byte aligned: a persistent grid with
+     * look-back warps. */
     const pipelined_choice piped = select_pipelined_for(a->t, by_flags);
-    if (!a->partition && tiles > 1 && piped.fn && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
+    if (tiles > 1 && piped.fn && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
         const unsigned resident = resident_blocks(ctx, piped.fn, (unsigned)kSelectPipeThreads, piped.smem);
         if (resident > 0 && tiles > resident) {

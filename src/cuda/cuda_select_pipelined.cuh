@@ -26,7 +26,16 @@
  * the uses between (K >= 1) order the two, and one more barrier before the
  * last K finishes.
  *
+ * Partition: the count tasks of select_kernel run first, as count uses
+ * (count_uses, count_lookback); the write uses then take their
+ * count-before from value slot 0 of their tile and the total from the last
+ * group's status, with no look-back, and write the kept run and the
+ * rejected run. Status: emulator-tested only (tests/emu); not yet run on a
+ * GPU.
+ *
  * Progress: as scan_kernel_pipelined (every block resident, tiles in order).
+ * A count use waits only on earlier groups, and write uses only on count
+ * uses, which every block finishes before its writes.
  */
 #ifndef GP_CUDA_SELECT_PIPELINED_CUH
 #define GP_CUDA_SELECT_PIPELINED_CUH
@@ -62,6 +71,90 @@ struct sync_select_warps {
     __device__ void operator()() const { stage::sync_threads<kSelectThreads>(); }
 };
 
+/* Shared state of the pipeline, by use slot (use % kSelectPipeStages). */
+template <int G>
+struct partition_counts {
+    unsigned of[kSelectPipeStages][kSelectWarps][G]; /* a count use: per warp, per tile of the group */
+};
+
+/*
+ * A partition's count uses (scan warps): group g = t.index + grid i counts
+ * its G tiles' kept items (flags, or the comparison on the input) into
+ * slot i % kStages and hands them to look-back warp i % K, which publishes
+ * the group's count, looks back, leaves each tile its count-before in value
+ * slot 0 and publishes the group's inclusive count. Returns the number of
+ * count uses.
+ */
+template <class T, bool ByFlags, int G>
+__device__ __forceinline__ unsigned count_uses(const select_params &p, lookback::ticket t, partition_counts<G> &c,
+                                               uint64_t *counted, uint64_t *placed)
+{
+    constexpr int Items = select_items(sizeof(T));
+    constexpr int64_t kTile = select_tile(sizeof(T));
+    constexpr int kStages = kSelectPipeStages;
+    using L = rows<T, Items>;
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    unsigned i = 0;
+    for (;; i++) {
+        const unsigned long long g = t.index + (unsigned long long)p.grid * i;
+        if (g >= p.groups) break;
+        const int s = (int)(i % kStages);
+        if (i >= (unsigned)kStages) stage::wait(&placed[s], ((i - kStages) / kStages) & 1u); /* slot read */
+#pragma unroll 2
+        for (int k = 0; k < G; k++) {
+            const int64_t seg_base = (int64_t)(g * G + k) * kTile + (int64_t)warp * L::kWarpItems;
+            const int64_t valid = p.n - seg_base;
+            T x[L::R][L::V];
+            if constexpr (!ByFlags)
+                tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
+            unsigned mask[L::R];
+            kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
+            unsigned own = 0;
+#pragma unroll
+            for (int r = 0; r < L::R; r++) own += __popc(mask[r]);
+            const unsigned in_warp = tile::warp_all<tile::op_sum>(own);
+            if (lane == 0) c.of[s][warp][k] = in_warp;
+        }
+        stage::arrive(&counted[s]);
+    }
+    return i;
+}
+
+/* The look-back warp's half of count use i (all 32 lanes). */
+template <int G>
+__device__ __forceinline__ void count_lookback(const select_params &p, lookback::ticket t, unsigned i,
+                                               const partition_counts<G> &c)
+{
+    const int lane = threadIdx.x % kWarp;
+    const int s = (int)(i % kSelectPipeStages);
+    const unsigned long long g = t.index + (unsigned long long)p.grid * i, first = g * G;
+    unsigned mine = 0;
+    if (lane < G)
+#pragma unroll
+        for (int w = 0; w < kSelectWarps; w++) mine += c.of[s][w][lane];
+    const unsigned inc = tile::warp_inclusive<tile::op_sum>(mine, lane);
+    const unsigned group_kept = tile::shfl_idx(inc, kWarp - 1);
+    const lookback::arena &ar = p.arena;
+    unsigned long long before = 0;
+    if (g != 0) {
+        if (lane == 0) lookback::publish_payload(ar, g, t.epoch, lookback::kAggregate, group_kept);
+        auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
+        before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive, true>(
+            ar, g, t.epoch, read);
+    }
+    /* Lane 0 writes every tile's count-before, then releases the group's
+     * status: its own stores in program order, so the release covers them. */
+#pragma unroll
+    for (int k = 0; k < G; k++) {
+        const unsigned within = tile::shfl_idx(inc - mine, k);
+        if (lane == 0 && first + k < p.tiles) lookback::put_value(ar, first + k, 0, before + within);
+    }
+    if (lane == 0) {
+        lookback::publish(ar, g, t.epoch, lookback::kInclusive, before + group_kept);
+        if (g == p.groups - 1) *p.count = (int64_t)(before + group_kept);
+    }
+}
+
 template <class T, bool ByFlags>
 __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T, ByFlags>())
     select_kernel_pipelined(const __grid_constant__ select_params p)
@@ -76,10 +169,15 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
     __shared__ unsigned ticket_words[2];
     __shared__ unsigned warp_counts[2][kSelectWarps]; /* by use parity: no barrier between a read and the next write */
     __shared__ unsigned kept_of[kStages];
-    __shared__ unsigned long long before_of[kStages];
+    __shared__ unsigned long long before_of[kStages], total_of[kStages];
     /* Per stage: the copies landed; kept_of holds the tile's count (every
-     * scan thread arrives); before_of the count before it (one lane). */
-    __shared__ uint64_t full[kStages], counted[kStages], placed[kStages];
+     * scan thread arrives); before_of the count before it (one lane).
+     * A partition's count uses have barriers of their own. */
+    __shared__ uint64_t full[kStages], counted[kStages], placed[kStages], counted_c[kStages], placed_c[kStages];
+    __shared__ union {
+        partition_counts<1> one;
+        partition_counts<kPartitionGroup> group;
+    } counts;
     GP_DYNAMIC_SHARED(stages); /* kStages x kStageBytes */
 
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
@@ -97,19 +195,45 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
             stage::barrier_init(&full[s]);
             stage::barrier_init(&counted[s], kSelectThreads);
             stage::barrier_init(&placed[s]);
+            stage::barrier_init(&counted_c[s], kSelectThreads);
+            stage::barrier_init(&placed_c[s]);
         }
         stage::fence_init();
     }
-    const lookback::ticket t = lookback::take_ticket(p.arena, p.grid, p.tiles, ticket_words); /* a barrier inside */
+    /* Select: statuses by tile. Partition: by count group, then the write
+     * uses wait on the groups (cuda_select.cu, select_kernel). */
+    const lookback::ticket t =
+        lookback::take_ticket(p.arena, p.grid, p.partition ? p.groups : p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const unsigned count_use_total =
+        p.partition ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
 
     if (warp >= kSelectWarps) { /* -------------------------- a look-back warp */
         const lookback::arena &ar = p.arena;
+        for (unsigned i = warp - kSelectWarps; i < count_use_total; i += K) {
+            const int s = (int)(i % kStages);
+            stage::wait(&counted_c[s], (i / kStages) & 1u);
+            if (p.group == 1) count_lookback<1>(p, t, i, counts.one);
+            else count_lookback<kPartitionGroup>(p, t, i, counts.group);
+            __syncwarp(); /* every lane has read the slot */
+            if (lane == 0) stage::arrive(&placed_c[s]);
+        }
+        unsigned long long total = 0;
+        if (p.partition && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
         for (unsigned use = warp - kSelectWarps;; use += K) {
             const unsigned long long tile = t.index + tile_of(use);
             if (tile >= p.tiles) break;
             const int s = (int)(use % kStages);
             stage::wait(&counted[s], (use / kStages) & 1u);
+            if (p.partition) {
+                if (lane == 0) {
+                    lookback::wait_for(ar, tile / p.group, t.epoch, lookback::kInclusive);
+                    before_of[s] = lookback::get_value(ar, tile, 0);
+                    total_of[s] = total;
+                    stage::arrive(&placed[s]);
+                }
+                continue;
+            }
             const unsigned kept = kept_of[s];
             unsigned long long before = 0;
             if (tile != 0) {
@@ -134,17 +258,31 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
             const unsigned long long tile = t.index + tile_of(s);
             if (tile < p.tiles && whole(tile)) fetch(tile, s);
         }
-    /* Writes use u's compacted run at the count before its tile. Its
-     * count is read here again: the look-back lane read kept_of[s] before
-     * its arrival, and thread 0 rewrites it only after this use's wait. */
+    if (p.partition) {
+        if (p.group == 1) count_uses<T, ByFlags, 1>(p, t, counts.one, counted_c, placed_c);
+        else count_uses<T, ByFlags, kPartitionGroup>(p, t, counts.group, counted_c, placed_c);
+    }
+    /* Writes use u's compacted run at the count before its tile (and a
+     * partition's rejected run after every selected item). Its count is
+     * read here again: the look-back lane read kept_of[s] before its
+     * arrival, and thread 0 rewrites it only after this use's wait. */
     auto finish = [&](unsigned u) {
         const int s = (int)(u % kStages);
         stage::wait(&placed[s], (u / kStages) & 1u);
         const unsigned long long before = before_of[s];
         const int kept = (int)kept_of[s];
         const T *run = items_of(s);
-        T *out = static_cast<T *>(p.out) + before;
-        for (int i = threadIdx.x; i < kept; i += kSelectThreads) out[i] = run[i];
+        T *out = static_cast<T *>(p.out);
+        if (!p.partition) {
+            for (int i = threadIdx.x; i < kept; i += kSelectThreads) out[before + i] = run[i];
+            return;
+        }
+        const int64_t tile_base = (int64_t)(t.index + tile_of(u)) * kTile;
+        const int64_t left = p.n - tile_base;
+        const int valid = left > kTile ? (int)kTile : (int)left;
+        const int64_t rejected_base = (int64_t)total_of[s] + (tile_base - (int64_t)before) - kept;
+        for (int i = threadIdx.x; i < valid; i += kSelectThreads)
+            out[i < kept ? (int64_t)before + i : rejected_base + i] = run[i];
     };
 
     unsigned use = 0;
@@ -175,14 +313,18 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
         unsigned warp_before, kept;
         tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts[use & 1], warp_before,
                                                                   kept, sync_select_warps{});
-        /* Every scan thread has read stage s: compact the kept items into it. */
+        /* Every scan thread has read stage s: compact the kept items into
+         * it, and (partition) the rejected ones after them, in order. */
         T *run = items_of(s);
 #pragma unroll
         for (int r = 0; r < L::R; r++) {
             unsigned rank = warp_before + row_base[r];
 #pragma unroll
-            for (int e = 0; e < L::V; e++)
+            for (int e = 0; e < L::V; e++) {
+                const int pos = warp * L::kWarpItems + L::index(r, lane, e); /* in the tile */
                 if (mask[r] >> e & 1u) run[rank++] = x[r][e];
+                else if (p.partition && pos < valid + warp * L::kWarpItems) run[kept + (unsigned)pos - rank] = x[r][e];
+            }
         }
         /* Every scan thread arrives, so its reads of kept_of and before_of
          * for use - kStages happen before their next writes by the

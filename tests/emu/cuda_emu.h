@@ -112,6 +112,12 @@ inline unsigned __ballot_sync(unsigned, int pred)
     return m;
 }
 
+inline void __syncwarp()
+{
+    gp_emu::warp_exchange_begin(0);
+    gp_emu::warp_exchange_end();
+}
+
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline void __nanosleep(unsigned) { gp_emu::sleep_a_little(); }
 
