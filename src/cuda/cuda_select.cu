@@ -161,31 +161,26 @@ __device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_b
     }
 }
 
+/* A partition group's per-warp counts: [warp][tile of the group]. */
+typedef unsigned group_counts[kSelectWarps][kPartitionGroup];
+
 /*
- * A partition's count task (block-wide): counts the kept items of the
- * p.group tiles of group t.index (flags or comparisons; no item is
- * moved), publishes the group's count through the look-back and leaves in
- * value slot 0 of each of its tiles the number kept before that tile, for
- * the tile's write task. One status per group, not per tile: the look-back
- * advances a bounded number of statuses per round trip (cuda_tuning.h), and
- * a count task moves few bytes, so per-tile statuses made the count phase
- * the partition's bottleneck.
+ * Every warp of the scan (the first kSelectThreads threads): counts the
+ * kept items of group g's G tiles (flags or comparisons; no item is moved)
+ * into counts[warp][i], lane 0 writing. Tiles past the last have no valid
+ * elements: they count 0.
  */
 template <class T, bool ByFlags, int G>
-__device__ __forceinline__ void count_group(const select_params &p, lookback::ticket t)
+__device__ __forceinline__ void count_group_tiles(const select_params &p, unsigned long long g, group_counts &counts)
 {
     constexpr int Items = select_items(sizeof(T));
     constexpr int64_t kTile = select_tile(sizeof(T));
     using L = rows<T, Items>;
-    __shared__ unsigned counts[kSelectWarps][kPartitionGroup];
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const unsigned long long first = (unsigned long long)t.index * G; /* its first tile */
-
-    /* Tiles past the last have no valid elements: they count 0. Two tiles'
-     * loads in flight at a time: all G spilled under the register cap. */
+    /* Two tiles' loads in flight at a time: all G spilled under the register cap. */
 #pragma unroll 2
     for (int i = 0; i < G; i++) {
-        const int64_t seg_base = (int64_t)(first + i) * kTile + (int64_t)warp * L::kWarpItems;
+        const int64_t seg_base = (int64_t)(g * G + i) * kTile + (int64_t)warp * L::kWarpItems;
         const int64_t valid = p.n - seg_base;
         T x[L::R][L::V];
         if constexpr (!ByFlags)
@@ -198,10 +193,22 @@ __device__ __forceinline__ void count_group(const select_params &p, lookback::ti
         const unsigned in_warp = tile::warp_all<tile::op_sum>(own);
         if (lane == 0) counts[warp][i] = in_warp;
     }
-    __syncthreads();
-    if (warp != 0) return;
+}
 
-    /* Warp 0, lane i < G: tile first + i's count; then the group's. */
+/*
+ * One warp, once counts holds group g's: publishes the group's count
+ * through the look-back, leaves in value slot 0 of each of its tiles the
+ * number kept before that tile (for the tile's write), and publishes the
+ * group's inclusive count (the last group's is the total, also written to
+ * *p.count).
+ */
+template <int G>
+__device__ __forceinline__ void publish_group(const select_params &p, unsigned long long g, unsigned epoch,
+                                              const group_counts &counts)
+{
+    const int lane = threadIdx.x % kWarp;
+    const unsigned long long first = g * G;
+    /* Lane i < G: tile first + i's count; then the group's. */
     unsigned mine = 0;
     if (lane < G) {
 #pragma unroll
@@ -211,11 +218,11 @@ __device__ __forceinline__ void count_group(const select_params &p, lookback::ti
     const unsigned group_kept = tile::shfl_idx(inc, kWarp - 1);
     const lookback::arena &ar = p.arena;
     unsigned long long before = 0;
-    if (t.index != 0) {
-        if (lane == 0) lookback::publish_payload(ar, t.index, t.epoch, lookback::kAggregate, group_kept);
+    if (g != 0) {
+        if (lane == 0) lookback::publish_payload(ar, g, epoch, lookback::kAggregate, group_kept);
         auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
         before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive, true>(
-            ar, t.index, t.epoch, read);
+            ar, g, epoch, read);
     }
     /* Lane 0 writes every tile's count-before, then releases the group's
      * status: its own stores in program order, so the release covers them. */
@@ -225,9 +232,24 @@ __device__ __forceinline__ void count_group(const select_params &p, lookback::ti
         if (lane == 0 && first + i < p.tiles) lookback::put_value(ar, first + i, 0, before + within);
     }
     if (lane == 0) {
-        lookback::publish(ar, t.index, t.epoch, lookback::kInclusive, before + group_kept);
-        if (t.index == p.groups - 1) *p.count = (int64_t)(before + group_kept);
+        lookback::publish(ar, g, epoch, lookback::kInclusive, before + group_kept);
+        if (g == p.groups - 1) *p.count = (int64_t)(before + group_kept);
     }
+}
+
+/*
+ * A partition's count task (block-wide) for group t.index. One status per
+ * group, not per tile: the look-back advances a bounded number of statuses
+ * per round trip (cuda_tuning.h), and a count task moves few bytes, so
+ * per-tile statuses made the count phase the partition's bottleneck.
+ */
+template <class T, bool ByFlags, int G>
+__device__ __forceinline__ void count_group(const select_params &p, lookback::ticket t)
+{
+    __shared__ group_counts counts;
+    count_group_tiles<T, ByFlags, G>(p, t.index, counts);
+    __syncthreads();
+    if (threadIdx.x / kWarp == 0) publish_group<G>(p, t.index, t.epoch, counts);
 }
 
 /*

@@ -27,7 +27,7 @@
  * last K finishes.
  *
  * Partition: the count tasks of select_kernel run first, as count uses
- * (count_uses, count_lookback); the write uses then take their
+ * (count_uses, then publish_group on a look-back warp); the write uses then take their
  * count-before from value slot 0 of their tile and the total from the last
  * group's status, with no look-back, and write the kept run and the
  * rejected run. Status: emulator-tested only (tests/emu); not yet run on a
@@ -71,87 +71,24 @@ struct sync_select_warps {
     __device__ void operator()() const { stage::sync_threads<kSelectThreads>(); }
 };
 
-/* Shared state of the pipeline, by use slot (use % kSelectPipeStages). */
-template <int G>
-struct partition_counts {
-    unsigned of[kSelectPipeStages][kSelectWarps][G]; /* a count use: per warp, per tile of the group */
-};
-
 /*
  * A partition's count uses (scan warps): group g = t.index + grid i counts
- * its G tiles' kept items (flags, or the comparison on the input) into
- * slot i % kStages and hands them to look-back warp i % K, which publishes
- * the group's count, looks back, leaves each tile its count-before in value
- * slot 0 and publishes the group's inclusive count. Returns the number of
- * count uses.
+ * its G tiles into counts[i % kStages] and hands them to look-back warp
+ * i % K (publish_group). Waits for a slot's previous use to be read first.
  */
 template <class T, bool ByFlags, int G>
-__device__ __forceinline__ unsigned count_uses(const select_params &p, lookback::ticket t, partition_counts<G> &c,
-                                               uint64_t *counted, uint64_t *placed)
+__device__ __forceinline__ void count_uses(const select_params &p, lookback::ticket t,
+                                           group_counts (&counts)[kSelectPipeStages], uint64_t *counted,
+                                           uint64_t *placed)
 {
-    constexpr int Items = select_items(sizeof(T));
-    constexpr int64_t kTile = select_tile(sizeof(T));
     constexpr int kStages = kSelectPipeStages;
-    using L = rows<T, Items>;
-    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    unsigned i = 0;
-    for (;; i++) {
+    for (unsigned i = 0;; i++) {
         const unsigned long long g = t.index + (unsigned long long)p.grid * i;
         if (g >= p.groups) break;
         const int s = (int)(i % kStages);
-        if (i >= (unsigned)kStages) stage::wait(&placed[s], ((i - kStages) / kStages) & 1u); /* slot read */
-#pragma unroll 2
-        for (int k = 0; k < G; k++) {
-            const int64_t seg_base = (int64_t)(g * G + k) * kTile + (int64_t)warp * L::kWarpItems;
-            const int64_t valid = p.n - seg_base;
-            T x[L::R][L::V];
-            if constexpr (!ByFlags)
-                tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
-            unsigned mask[L::R];
-            kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
-            unsigned own = 0;
-#pragma unroll
-            for (int r = 0; r < L::R; r++) own += __popc(mask[r]);
-            const unsigned in_warp = tile::warp_all<tile::op_sum>(own);
-            if (lane == 0) c.of[s][warp][k] = in_warp;
-        }
+        if (i >= (unsigned)kStages) stage::wait(&placed[s], ((i - kStages) / kStages) & 1u);
+        count_group_tiles<T, ByFlags, G>(p, g, counts[s]);
         stage::arrive(&counted[s]);
-    }
-    return i;
-}
-
-/* The look-back warp's half of count use i (all 32 lanes). */
-template <int G>
-__device__ __forceinline__ void count_lookback(const select_params &p, lookback::ticket t, unsigned i,
-                                               const partition_counts<G> &c)
-{
-    const int lane = threadIdx.x % kWarp;
-    const int s = (int)(i % kSelectPipeStages);
-    const unsigned long long g = t.index + (unsigned long long)p.grid * i, first = g * G;
-    unsigned mine = 0;
-    if (lane < G)
-#pragma unroll
-        for (int w = 0; w < kSelectWarps; w++) mine += c.of[s][w][lane];
-    const unsigned inc = tile::warp_inclusive<tile::op_sum>(mine, lane);
-    const unsigned group_kept = tile::shfl_idx(inc, kWarp - 1);
-    const lookback::arena &ar = p.arena;
-    unsigned long long before = 0;
-    if (g != 0) {
-        if (lane == 0) lookback::publish_payload(ar, g, t.epoch, lookback::kAggregate, group_kept);
-        auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
-        before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate, lookback::kInclusive, true>(
-            ar, g, t.epoch, read);
-    }
-    /* Lane 0 writes every tile's count-before, then releases the group's
-     * status: its own stores in program order, so the release covers them. */
-#pragma unroll
-    for (int k = 0; k < G; k++) {
-        const unsigned within = tile::shfl_idx(inc - mine, k);
-        if (lane == 0 && first + k < p.tiles) lookback::put_value(ar, first + k, 0, before + within);
-    }
-    if (lane == 0) {
-        lookback::publish(ar, g, t.epoch, lookback::kInclusive, before + group_kept);
-        if (g == p.groups - 1) *p.count = (int64_t)(before + group_kept);
     }
 }
 
@@ -174,10 +111,7 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
      * scan thread arrives); before_of the count before it (one lane).
      * A partition's count uses have barriers of their own. */
     __shared__ uint64_t full[kStages], counted[kStages], placed[kStages], counted_c[kStages], placed_c[kStages];
-    __shared__ union {
-        partition_counts<1> one;
-        partition_counts<kPartitionGroup> group;
-    } counts;
+    __shared__ group_counts counts[kStages]; /* a partition's count uses */
     GP_DYNAMIC_SHARED(stages); /* kStages x kStageBytes */
 
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
@@ -213,8 +147,9 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
         for (unsigned i = warp - kSelectWarps; i < count_use_total; i += K) {
             const int s = (int)(i % kStages);
             stage::wait(&counted_c[s], (i / kStages) & 1u);
-            if (p.group == 1) count_lookback<1>(p, t, i, counts.one);
-            else count_lookback<kPartitionGroup>(p, t, i, counts.group);
+            const unsigned long long g = t.index + tile_of(i);
+            if (p.group == 1) publish_group<1>(p, g, t.epoch, counts[s]);
+            else publish_group<kPartitionGroup>(p, g, t.epoch, counts[s]);
             __syncwarp(); /* every lane has read the slot */
             if (lane == 0) stage::arrive(&placed_c[s]);
         }
@@ -259,8 +194,8 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
             if (tile < p.tiles && whole(tile)) fetch(tile, s);
         }
     if (p.partition) {
-        if (p.group == 1) count_uses<T, ByFlags, 1>(p, t, counts.one, counted_c, placed_c);
-        else count_uses<T, ByFlags, kPartitionGroup>(p, t, counts.group, counted_c, placed_c);
+        if (p.group == 1) count_uses<T, ByFlags, 1>(p, t, counts, counted_c, placed_c);
+        else count_uses<T, ByFlags, kPartitionGroup>(p, t, counts, counted_c, placed_c);
     }
     /* Writes use u's compacted run at the count before its tile (and a
      * partition's rejected run after every selected item). Its count is
