@@ -38,6 +38,7 @@ typedef struct gpb_opts {
     int runs;   /* timed calls per implementation and point */
     int warmup; /* untimed calls before them */
     uint64_t seed;
+    int hold; /* CUDA: events bracket GPU time only (the stream is held until the call is queued) */
 } gpb_opts;
 
 /* One point of a case: what to run. 2-D cases (transpose) also give the

@@ -26,6 +26,7 @@ struct gpb_cuda_rt {
     cudaEvent_t ev0, ev1;
     int sm_count, read_grid; /* read ceiling: blocks that fill the GPU */
     unsigned *sink;          /* the ceiling's conditional store */
+    int *hold;               /* mapped host words: release, gave up (NULL: no hold) */
     double *times;           /* GPB_MAX_IMPLS x env->opts.runs */
 };
 

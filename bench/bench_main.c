@@ -46,7 +46,7 @@ enum { HELP_SHOWN = -1 }; /* parse_args: --help printed, exit 0 */
 typedef struct args {
     const char *case_name;
     gp_backend backend;
-    int device, runs, warmup;
+    int device, runs, warmup, hold;
     unsigned long long seed;
     gp_dtype dtypes[MAX_LIST];
     int ndtypes;
@@ -85,6 +85,10 @@ static void usage(FILE *f)
           "                           transpose's dtypes: u8,u16,f32,f64,c16, c16 = 16 bytes)\n"
           "  --runs N                 timed calls per implementation and size (default 20)\n"
           "  --warmup N               untimed calls before them (default 3)\n"
+          "  --hold on|off            CUDA timing: on (default) holds the stream until a call\n"
+          "                           is queued, so the events time the GPU's work alone (the\n"
+          "                           method of NVIDIA's nvbench); off also times the host's\n"
+          "                           launch latency, which the GPU idles through at small n\n"
           "  --seed N                 input seed (default 1)\n"
           "  --csv FILE, --json FILE  also write the results for programs\n"
           "  --plot FILE.png          also draw GB/s against n (log axes), one panel per\n"
@@ -143,7 +147,7 @@ static int size_item(const char *s, void *dst, int i) { return gpb_parse_size(s,
 
 static int parse_args(int argc, char **argv, args *a)
 {
-    *a = (args){.backend = GP_BACKEND_AUTO, .runs = 20, .warmup = 3, .seed = 1, .min_log2 = 10,
+    *a = (args){.backend = GP_BACKEND_AUTO, .runs = 20, .warmup = 3, .hold = 1, .seed = 1, .min_log2 = 10,
                 .max_log2 = -1};
     a->dtypes[0] = GP_DTYPE_I32, a->dtypes[1] = GP_DTYPE_F32, a->dtypes[2] = GP_DTYPE_F64;
     a->dtypes[3] = GP_DTYPE_U8, a->ndtypes = 4;
@@ -162,7 +166,7 @@ static int parse_args(int argc, char **argv, args *a)
         /* --opt=value or --opt value */
         static const char *const known[] = {"--backend", "--device", "--dtype", "--op", "--sizes",
                                             "--min-log2", "--max-log2", "--runs", "--warmup", "--seed",
-                                            "--csv", "--json", "--shapes", "--plot"};
+                                            "--csv", "--json", "--shapes", "--plot", "--hold"};
         char name[64], why[128];
         const char *val;
         if (!gpb_option(argc, argv, &i, known, sizeof known / sizeof *known, name, sizeof name, &val, why,
@@ -196,6 +200,9 @@ static int parse_args(int argc, char **argv, args *a)
         } else if (!strcmp(name, "--warmup")) {
             if (!gpb_parse_int(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
             a->warmup = (int)v;
+        } else if (!strcmp(name, "--hold")) {
+            if (strcmp(val, "on") && strcmp(val, "off")) return bad("bad --hold '%s' (on or off)", val);
+            a->hold = !strcmp(val, "on");
         } else if (!strcmp(name, "--seed")) {
             if (!gpb_parse_int(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
             a->seed = (unsigned long long)v;
@@ -390,7 +397,7 @@ int gp_bench_main(int argc, char **argv)
 
     gpb_env env;
     memset(&env, 0, sizeof env);
-    env.opts = (gpb_opts){b, a.device, a.runs, a.warmup, a.seed};
+    env.opts = (gpb_opts){b, a.device, a.runs, a.warmup, a.seed, a.hold};
     gp_status st = gp_ctx_create(&env.ctx, b, a.device);
     if (st != GP_STATUS_OK) {
         char detail[256] = "";

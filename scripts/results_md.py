@@ -125,7 +125,9 @@ def header(rdir, meta):
         f"gpuprim {meta.get('gpuprim_version', '?')}, commit `{meta.get('commit', 'unknown')}`, "
         f"build `{meta.get('build_flags', '?')}`" + (f", nvcc {nvcc}" if nvcc else "") + ". "
         f"Times are medians of {meta.get('runs', '?')} runs after {meta.get('warmup', '?')} warm-up, with CUDA "
-        "events; GB/s count the bytes an operation must move at least (1 GB = 10^9 bytes); every result was "
+        + ("events around each call on a stream held until the call was queued (GPU time, as nvbench measures)"
+           if meta.get('timing') == 'held-stream' else "events around each call") +
+        "; GB/s count the bytes an operation must move at least (1 GB = 10^9 bytes); every result was "
         "checked against a reference in the same run.",
         "",
         "## How to regenerate",

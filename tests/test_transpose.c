@@ -120,6 +120,14 @@ static void build_shapes(table *tb, size_t e, bool quick)
         add_p(tb, shape(e, r, c, 0));
         if (s < 4) add_p(tb, shape(e, r, c, F_RC)); /* a rotation */
     }
+    /* Just past 16 MiB a short side of up to 16 leaves the CUDA backend's
+     * one-element-per-thread kernel for chunks through shared memory
+     * (elements of 4 bytes and more): a tall and a wide shape, one flipped. */
+    if (!quick || e >= 4) {
+        const int64_t mib17 = (int64_t)17 << 20;
+        add_p(tb, shape(e, mib17 / (4 * (int64_t)e) + 1, 4, 0));
+        add_p(tb, shape(e, 5, mib17 / (5 * (int64_t)e) + 3, F_RR));
+    }
 }
 
 /* Strides and base offsets: row lengths in bytes on each alignment the

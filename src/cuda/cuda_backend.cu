@@ -58,10 +58,12 @@ static gp_status launched(gp_ctx *ctx, cudaError_t e, const char *kind, const ch
 }
 
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
-                 void **args, const char *file, int line)
+                 void **args, const char *file, int line, size_t smem)
 {
-    cudaError_t e =
-        cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, 0, static_cast<cudaStream_t>(ctx->stream));
+    cudaError_t e = cudaSuccess;
+    if (smem > (48u << 10)) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess)
+        e = cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, smem, static_cast<cudaStream_t>(ctx->stream));
     return launched(ctx, e, "launch", what, grid, block, file, line);
 }
 

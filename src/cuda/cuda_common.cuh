@@ -23,12 +23,14 @@ namespace gp_cuda {
 gp_status fail(gp_ctx *ctx, cudaError_t err, const char *call, const char *file, int line,
                gp_status other = GP_STATUS_DEVICE_ERROR);
 
-/* Launches `kernel` on the context's stream and checks the launch: a launch
- * error gives LAUNCH_FAILED with `what` (the kernel and its parameters) in
- * the message. With GPUPRIM_DEBUG_LAUNCH the stream is synchronised after
- * the launch and the launch shape is logged to stderr. */
+/* Launches `kernel` on the context's stream with `smem` bytes of dynamic
+ * shared memory (over 48 KiB raises the kernel's limit first) and checks
+ * the launch: a launch error gives LAUNCH_FAILED with `what` (the kernel
+ * and its parameters) in the message. With GPUPRIM_DEBUG_LAUNCH the stream
+ * is synchronised after the launch and the launch shape is logged to
+ * stderr. */
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
-                 void **args, const char *file, int line);
+                 void **args, const char *file, int line, size_t smem = 0);
 
 /* How many blocks of `kernel` (block threads, `smem` bytes of dynamic shared
  * memory) the context's device holds at once; 0 if the runtime cannot say
@@ -101,6 +103,13 @@ private:
     do {                                                                                       \
         gp_status gp_ls_ = gp_cuda::launch((ctx), (const void *)(kernel), (what), (grid), (block), \
                                            (args), __FILE__, __LINE__);                        \
+        if (gp_ls_ != GP_STATUS_OK) return gp_ls_;                                             \
+    } while (0)
+
+#define GP_CUDA_LAUNCH_SMEM(ctx, kernel, what, grid, block, smem, args)                        \
+    do {                                                                                       \
+        gp_status gp_ls_ = gp_cuda::launch((ctx), (const void *)(kernel), (what), (grid), (block), \
+                                           (args), __FILE__, __LINE__, (smem));                \
         if (gp_ls_ != GP_STATUS_OK) return gp_ls_;                                             \
     } while (0)
 

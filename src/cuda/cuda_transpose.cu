@@ -25,6 +25,11 @@
  * (j, i) into shared memory before writing either, so every element is
  * read before anything overwrites it; a diagonal tile pairs with itself.
  *
+ * A side of at most kSkinnySide elements (out of place) leaves most lanes
+ * of a tile idle: up to kSkinnyMaxBytes one thread moves one element
+ * (transpose_skinny), past it chunks of the long side cross shared memory
+ * (transpose_narrow, elements of 4 bytes and more).
+ *
  * Flips without a transpose (GP_TRANSPOSE_NONE) are a flat row copy, each
  * vector's elements reversed in registers when the columns are; in place,
  * element pairs swap.
@@ -34,6 +39,8 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+
+#include <type_traits>
 
 #include "cuda_backend.h"
 #include "cuda_common.cuh"
@@ -55,6 +62,7 @@ struct tile_job {
     long long ibs, obs;         /* batch strides, bytes */
     long long tiles_c;          /* tiles across the input's columns */
     long long per_matrix, jobs; /* tiles (in place: tile pairs) per matrix and in all */
+    int tall;                   /* skinny kernel: cols <= rows */
 };
 
 /* A NONE copy: out row r = in row r, its elements reversed when rev_cols. */
@@ -64,6 +72,16 @@ struct copy_job {
     long long rows, cols, is, os, ibs, obs; /* os negative when the rows are reversed */
     long long per_row, jobs;                /* vectors per row, and in all */
     int rev_cols;
+};
+
+/* A narrow transpose: chunks of tr x tc input elements along the long side. */
+struct narrow_job {
+    const char *in;
+    char *out;
+    long long rows, cols, is, os, ibs, obs; /* as in tile_job */
+    long long chunks, jobs;                 /* chunks per matrix, and in all */
+    int tr, tc;                             /* a whole chunk's rows and columns */
+    int tall;                               /* chunks step down the rows (else across the columns) */
 };
 
 /* A NONE flip in place: element pairs swap. */
@@ -96,12 +114,12 @@ __device__ __forceinline__ void split(long long x, long long d, bool small, long
  * q = t, t + T, ...; block q is block row q / BC, block column q % BC, so a
  * warp's loads run along input rows.
  */
-template <int E, int V, bool NC>
+template <int E, int V, int TS, bool NC>
 __device__ __forceinline__ void load_tile(const char *base, long long is, int vrows, int vcols, vec_t<V> *sm)
 {
-    constexpr int R = V / E, W = words(V), BC = tile_side(E, V) / R, T = tile_threads(E, V);
-    constexpr int U = tile_blocks(E, V) / T;
-    static_assert(U * T == tile_blocks(E, V), "a whole number of blocks per thread");
+    constexpr int R = V / E, W = words(V), BC = TS / R, T = tile_threads(E, V, TS);
+    constexpr int U = tile_blocks(E, V, TS) / T;
+    static_assert(U * T == tile_blocks(E, V, TS), "a whole number of blocks per thread");
 #pragma unroll
     for (int u = 0; u < U; u++) {
         const int q = threadIdx.x + u * T, br = q / BC, bc = q % BC, col = bc * R;
@@ -115,22 +133,22 @@ __device__ __forceinline__ void load_tile(const char *base, long long is, int vr
         }
         transpose_block<E, V>(v, o);
 #pragma unroll
-        for (int j = 0; j < R; j++) sm[swizzle<E, V>(col + j, br)] = from_words<V>(o[j]);
+        for (int j = 0; j < R; j++) sm[swizzle<E, V, TS>(col + j, br)] = from_words<V>(o[j]);
     }
 }
 
 /* Stores the tile's pieces to `base` (valid: vrows x vcols output
  * elements, vcols a multiple of R): consecutive threads take consecutive
  * pieces of a row. */
-template <int E, int V>
+template <int E, int V, int TS>
 __device__ __forceinline__ void store_tile(const vec_t<V> *sm, char *base, long long os, int vrows, int vcols)
 {
-    constexpr int R = V / E, BR = tile_side(E, V) / R, T = tile_threads(E, V);
-    constexpr int P = tile_side(E, V) * BR / T;
+    constexpr int R = V / E, BR = TS / R, T = tile_threads(E, V, TS);
+    constexpr int P = TS * BR / T;
 #pragma unroll
     for (int k = 0; k < P; k++) {
         const int L = threadIdx.x + k * T, c = L / BR, b = L % BR, col = b * R;
-        if (c < vrows && col < vcols) store<V>(base + c * os + col * E, sm[swizzle<E, V>(c, b)]);
+        if (c < vrows && col < vcols) store<V>(base + c * os + col * E, sm[swizzle<E, V, TS>(c, b)]);
     }
 }
 
@@ -140,31 +158,31 @@ __device__ __forceinline__ void store_tile(const vec_t<V> *sm, char *base, long 
  * Same shared layout: element (row, col) of the tile is element row % R of
  * piece (col, row / R). Rare, so kept small rather than fast.
  */
-template <int E, int V, bool NC>
+template <int E, int V, int TS, bool NC>
 __device__ __forceinline__ void load_tile_elems(const char *base, long long is, int vrows, int vcols, vec_t<V> *sm)
 {
-    constexpr int R = V / E, TS = tile_side(E, V);
+    constexpr int R = V / E;
     char *s = reinterpret_cast<char *>(sm);
 #pragma unroll 1
-    for (int i = threadIdx.x; i < TS * TS; i += tile_threads(E, V)) {
+    for (int i = threadIdx.x; i < TS * TS; i += tile_threads(E, V, TS)) {
         const int row = i / TS, col = i % TS;
         vec_t<E> x = vec_t<E>();
         if (row < vrows && col < vcols) x = load<E, NC>(base + row * is + col * E);
-        store<E>(s + swizzle<E, V>(col, row / R) * V + row % R * E, x);
+        store<E>(s + swizzle<E, V, TS>(col, row / R) * V + row % R * E, x);
     }
 }
 
-template <int E, int V>
+template <int E, int V, int TS>
 __device__ __forceinline__ void store_tile_elems(const vec_t<V> *sm, char *base, long long os, int vrows, int vcols)
 {
-    constexpr int R = V / E, TS = tile_side(E, V);
+    constexpr int R = V / E;
     const char *s = reinterpret_cast<const char *>(sm);
 #pragma unroll 1
-    for (int i = threadIdx.x; i < TS * TS; i += tile_threads(E, V)) {
+    for (int i = threadIdx.x; i < TS * TS; i += tile_threads(E, V, TS)) {
         const int c = i / TS, col = i % TS;
         if (c < vrows && col < vcols)
             store<E>(base + c * os + col * E,
-                     *reinterpret_cast<const vec_t<E> *>(s + swizzle<E, V>(c, col / R) * V + col % R * E));
+                     *reinterpret_cast<const vec_t<E> *>(s + swizzle<E, V, TS>(c, col / R) * V + col % R * E));
     }
 }
 
@@ -190,11 +208,15 @@ __device__ __forceinline__ void tile_of_job(const tile_job &j, long long t, long
 
 /* -------------------------------------------------------------- kernels */
 
-template <int E, int V, bool PAIR>
-__global__ void __launch_bounds__(tile_threads(E, V), tile_min_blocks(E, V)) transpose_tiles(const tile_job j)
+/* Shared bytes of a tile (an in-place pair holds two). */
+constexpr size_t tile_smem(int e, int v, int ts, bool pair) { return (size_t)ts * ts * e * (pair ? 2 : 1); }
+
+template <int E, int V, int TS, bool PAIR>
+__global__ void __launch_bounds__(tile_threads(E, V, TS), tile_min_blocks(E, V, TS)) transpose_tiles(const tile_job j)
 {
-    constexpr int R = V / E, TS = tile_side(E, V), UNITS = TS * (TS / R);
-    __shared__ vec_t<V> sm[PAIR ? 2 * UNITS : UNITS];
+    constexpr int R = V / E, UNITS = TS * (TS / R);
+    extern __shared__ uint4 tile_smem_[]; /* tile_smem(E, V, TS, PAIR) bytes */
+    vec_t<V> *sm = reinterpret_cast<vec_t<V> *>(tile_smem_);
     for (long long t = blockIdx.x; t < j.jobs; t += gridDim.x) {
         long long b, ti, tj;
         tile_of_job<PAIR>(j, t, b, ti, tj);
@@ -212,16 +234,16 @@ __global__ void __launch_bounds__(tile_threads(E, V), tile_min_blocks(E, V)) tra
         for (int h = 0; h < tiles; h++) {
             const char *src = h ? in + c0 * j.is + r0 * E : in + r0 * j.is + c0 * E;
             const int rows = h ? vc : vr, cols = h ? vr : vc;
-            if (whole) load_tile<E, V, !PAIR>(src, j.is, rows, cols, sm + h * UNITS);
-            else load_tile_elems<E, V, !PAIR>(src, j.is, rows, cols, sm + h * UNITS);
+            if (whole) load_tile<E, V, TS, !PAIR>(src, j.is, rows, cols, sm + h * UNITS);
+            else load_tile_elems<E, V, TS, !PAIR>(src, j.is, rows, cols, sm + h * UNITS);
         }
         __syncthreads();
 #pragma unroll 1
         for (int h = 0; h < tiles; h++) {
             char *dst = h ? out + r0 * j.os + c0 * E : out + c0 * j.os + r0 * E;
             const int rows = h ? vr : vc, cols = h ? vc : vr;
-            if (whole) store_tile<E, V>(sm + h * UNITS, dst, j.os, rows, cols);
-            else store_tile_elems<E, V>(sm + h * UNITS, dst, j.os, rows, cols);
+            if (whole) store_tile<E, V, TS>(sm + h * UNITS, dst, j.os, rows, cols);
+            else store_tile_elems<E, V, TS>(sm + h * UNITS, dst, j.os, rows, cols);
         }
         __syncthreads(); /* the next tile reuses sm */
     }
@@ -232,8 +254,11 @@ __global__ void __launch_bounds__(tile_threads(E, V), tile_min_blocks(E, V)) tra
  * stay in L2): a tile would keep most of its lanes idle and add a second
  * memory round trip through shared memory. Instead each thread moves one
  * element, consecutive threads writing consecutive elements of an output
- * row; the input lines a warp touches are read again by the warps for the
- * neighbouring output rows, from L2. Output row c is input column c.
+ * row (output row c is input column c). Wide matrices (rows <= cols): job
+ * k is output element (k / rows, k % rows). Tall ones: each warp takes a
+ * run of 32 rows of one column, and the warps for the other columns of the
+ * same rows follow it in the block, so the input lines they share are read
+ * once into the SM's L1 rather than once per column from L2.
  */
 template <int E>
 __global__ void __launch_bounds__(kFlatThreads) transpose_skinny(const tile_job j)
@@ -243,8 +268,57 @@ __global__ void __launch_bounds__(kFlatThreads) transpose_skinny(const tile_job 
          g += (long long)gridDim.x * kFlatThreads) {
         long long b, k, c, r;
         split(g, j.per_matrix, small, b, k);
-        split(k, j.rows, small, c, r);
+        if (j.tall) {
+            long long run, in_run;
+            split(k, (long long)kWarp * j.cols, small, run, in_run);
+            c = in_run / kWarp; /* constant divisor: a shift */
+            r = run * kWarp + in_run % kWarp;
+            if (r >= j.rows) continue; /* the last run's padding */
+        } else {
+            split(k, j.rows, small, c, r);
+        }
         store<E>(j.out + b * j.obs + c * j.os + r * E, load<E, true>(j.in + b * j.ibs + r * j.is + c * E));
+    }
+}
+
+/*
+ * A narrow matrix (one side at most kSkinnySide elements): a square tile
+ * would keep most of its lanes idle. Each block takes a chunk of the long
+ * side, all of the short one: the chunk's input is read in row order and
+ * its output written in row order, both runs as long as the strides allow
+ * (contiguous for dense matrices), element-wide accesses, and the chunk
+ * crosses shared memory transposed. The chunk is TR x TC input elements:
+ * K x S for a tall matrix (S = cols), S x K for a wide one. Shared rows
+ * are TR | 1 elements long, an odd stride, so that a wavefront's accesses
+ * fall in distinct banks.
+ */
+template <int E>
+__global__ void __launch_bounds__(kFlatThreads) transpose_narrow(const narrow_job j)
+{
+    extern __shared__ uint4 narrow_smem_[];
+    vec_t<E> *sm = reinterpret_cast<vec_t<E> *>(narrow_smem_);
+    const bool small = j.jobs <= 0xffffffffLL;
+    const int pitch = j.tr | 1;
+    for (long long t = blockIdx.x; t < j.jobs; t += gridDim.x) {
+        long long b, chunk;
+        split(t, j.chunks, small, b, chunk);
+        const long long r0 = j.tall ? chunk * j.tr : 0, c0 = j.tall ? 0 : chunk * j.tc;
+        const int tr = (int)(j.rows - r0 < j.tr ? j.rows - r0 : j.tr);
+        const int tc = (int)(j.cols - c0 < j.tc ? j.cols - c0 : j.tc);
+        const char *in = j.in + b * j.ibs + r0 * j.is + c0 * E;
+        char *out = j.out + b * j.obs + c0 * j.os + r0 * E;
+#pragma unroll 4
+        for (int i = threadIdx.x; i < tr * tc; i += kFlatThreads) {
+            const int r = i / tc, c = i - r * tc;
+            sm[c * pitch + r] = load<E, true>(in + r * j.is + c * E);
+        }
+        __syncthreads();
+#pragma unroll 4
+        for (int i = threadIdx.x; i < tr * tc; i += kFlatThreads) {
+            const int c = i / tr, r = i - c * tr;
+            store<E>(out + c * j.os + r * E, sm[c * pitch + r]);
+        }
+        __syncthreads(); /* the next chunk reuses sm */
     }
 }
 
@@ -316,10 +390,16 @@ __global__ void __launch_bounds__(kFlatThreads) flip_in_place(const flip_job j)
     X(1, 16) X(1, 8) X(1, 4) X(1, 1) X(2, 16) X(2, 8) X(2, 4) X(2, 2) X(4, 16) X(4, 8) X(4, 4) \
     X(8, 16) X(8, 8) X(16, 16)
 
+/* Every (E, V, TS) a tiled kernel is built for: TS = tile_side(E, V). */
+#define GP_TP_TILES(X)                                                                                   \
+    X(1, 16, 128) X(1, 8, 128) X(1, 4, 128) X(1, 1, 64) X(2, 16, 128) X(2, 8, 64) X(2, 4, 64) X(2, 2, 64) \
+    X(4, 16, 64) X(4, 8, 64) X(4, 4, 64) X(8, 16, 32) X(8, 8, 32) X(16, 16, 32)
+
 /* The compiler proves every variant's shared layout free of bank conflicts. */
-#define GP_TP_CONFLICT_FREE(E, V) \
-    static_assert(swizzle_conflict_free<E, V>(), "bank conflicts in the transpose tile <" #E ", " #V ">");
-GP_TP_VARIANTS(GP_TP_CONFLICT_FREE)
+#define GP_TP_CONFLICT_FREE(E, V, TS)                        \
+    static_assert(swizzle_conflict_free<E, V, TS>(),         \
+                  "bank conflicts in the transpose tile <" #E ", " #V ", " #TS ">");
+GP_TP_TILES(GP_TP_CONFLICT_FREE)
 #undef GP_TP_CONFLICT_FREE
 
 /* The widest vector in {16, 8, 4, 2, 1}, at least e, that divides `bits`
@@ -335,18 +415,19 @@ unsigned long long abs_bits(long long x) { return (unsigned long long)(x < 0 ? -
 
 unsigned grid_for(long long blocks) { return (unsigned)(blocks < INT_MAX ? blocks : INT_MAX); }
 
-template <int E, int V, bool PAIR>
+template <int E, int V, int TS, bool PAIR>
 gp_status launch_tiles(gp_ctx *ctx, tile_job j)
 {
 #ifdef GPUPRIM_DEBUG_LAUNCH
     char what[128];
-    snprintf(what, sizeof what, "transpose_tiles<%d, %d, %s> (%lld x %lld, %lld jobs)", E, V,
+    snprintf(what, sizeof what, "transpose_tiles<%d, %d, %d, %s> (%lld x %lld, %lld jobs)", E, V, TS,
              PAIR ? "in place" : "out of place", j.rows, j.cols, j.jobs);
 #else
     const char *what = "transpose_tiles";
 #endif
     void *args[] = {&j};
-    GP_CUDA_LAUNCH(ctx, (transpose_tiles<E, V, PAIR>), what, grid_for(j.jobs), (unsigned)tile_threads(E, V), args);
+    GP_CUDA_LAUNCH_SMEM(ctx, (transpose_tiles<E, V, TS, PAIR>), what, grid_for(j.jobs),
+                        (unsigned)tile_threads(E, V, TS), tile_smem(E, V, TS, PAIR), args);
     return GP_STATUS_OK;
 }
 
@@ -356,6 +437,15 @@ gp_status launch_skinny(gp_ctx *ctx, tile_job j)
     void *args[] = {&j};
     GP_CUDA_LAUNCH(ctx, transpose_skinny<E>, "transpose_skinny", grid_for((j.jobs + kFlatThreads - 1) / kFlatThreads),
                    (unsigned)kFlatThreads, args);
+    return GP_STATUS_OK;
+}
+
+template <int E>
+gp_status launch_narrow(gp_ctx *ctx, narrow_job j)
+{
+    void *args[] = {&j};
+    GP_CUDA_LAUNCH_SMEM(ctx, transpose_narrow<E>, "transpose_narrow", grid_for(j.jobs), (unsigned)kFlatThreads,
+                        (size_t)(j.tr | 1) * j.tc * E, args);
     return GP_STATUS_OK;
 }
 
@@ -384,12 +474,12 @@ gp_status no_kernel(gp_ctx *ctx, int e, int v)
 }
 
 template <bool PAIR>
-gp_status run_tiles(gp_ctx *ctx, int e, int v, const tile_job &j)
+gp_status run_tiles(gp_ctx *ctx, int e, int v, int ts, const tile_job &j)
 {
-    switch (e * 100 + v) {
-#define GP_TP_CASE(E, V) \
-    case E * 100 + V: return launch_tiles<E, V, PAIR>(ctx, j);
-        GP_TP_VARIANTS(GP_TP_CASE)
+    switch ((e * 100 + v) * 1000 + ts) {
+#define GP_TP_CASE(E, V, TS) \
+    case (E * 100 + V) * 1000 + TS: return launch_tiles<E, V, TS, PAIR>(ctx, j);
+        GP_TP_TILES(GP_TP_CASE)
 #undef GP_TP_CASE
     }
     return no_kernel(ctx, e, v);
@@ -406,28 +496,33 @@ gp_status run_copy(gp_ctx *ctx, int e, int v, const copy_job &j)
     return no_kernel(ctx, e, v);
 }
 
-gp_status run_skinny(gp_ctx *ctx, int e, const tile_job &j)
+/* Calls launch(std::integral_constant<int, E>) for the element size e. */
+template <class Launch>
+gp_status per_element_size(gp_ctx *ctx, int e, Launch &&launch)
 {
     switch (e) {
-    case 1: return launch_skinny<1>(ctx, j);
-    case 2: return launch_skinny<2>(ctx, j);
-    case 4: return launch_skinny<4>(ctx, j);
-    case 8: return launch_skinny<8>(ctx, j);
-    case 16: return launch_skinny<16>(ctx, j);
+    case 1: return launch(std::integral_constant<int, 1>());
+    case 2: return launch(std::integral_constant<int, 2>());
+    case 4: return launch(std::integral_constant<int, 4>());
+    case 8: return launch(std::integral_constant<int, 8>());
+    case 16: return launch(std::integral_constant<int, 16>());
     }
     return no_kernel(ctx, e, e);
 }
 
+gp_status run_skinny(gp_ctx *ctx, int e, const tile_job &j)
+{
+    return per_element_size(ctx, e, [&](auto E) { return launch_skinny<decltype(E)::value>(ctx, j); });
+}
+
+gp_status run_narrow(gp_ctx *ctx, int e, const narrow_job &j)
+{
+    return per_element_size(ctx, e, [&](auto E) { return launch_narrow<decltype(E)::value>(ctx, j); });
+}
+
 gp_status run_flip(gp_ctx *ctx, int e, const flip_job &j)
 {
-    switch (e) {
-    case 1: return launch_flip<1>(ctx, j);
-    case 2: return launch_flip<2>(ctx, j);
-    case 4: return launch_flip<4>(ctx, j);
-    case 8: return launch_flip<8>(ctx, j);
-    case 16: return launch_flip<16>(ctx, j);
-    }
-    return no_kernel(ctx, e, e);
+    return per_element_size(ctx, e, [&](auto E) { return launch_flip<decltype(E)::value>(ctx, j); });
 }
 
 /* ---------------------------------------------------------- the three paths */
@@ -453,20 +548,36 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
         j.os = -j.os;
     }
     const bool in_place = a->in == a->out;
+    j.tall = 0;
     const long long side = p.rows < p.cols ? p.rows : p.cols;
-    if (!in_place && side <= kSkinnySide && p.batch * p.rows * p.cols * e <= kSkinnyMaxBytes) {
-        j.per_matrix = p.rows * p.cols;
+    const long long bytes = p.batch * p.rows * p.cols * e;
+    if (!in_place && side <= kSkinnySide && bytes <= kSkinnyMaxBytes) {
+        j.tall = p.cols <= p.rows;
+        j.per_matrix = j.tall ? (p.rows + kWarp - 1) / kWarp * kWarp * p.cols : p.rows * p.cols;
         j.jobs = p.batch * j.per_matrix;
         return run_skinny(ctx, e, j);
+    }
+    if (!in_place && side <= kSkinnySide && e >= kNarrowMinElem) {
+        narrow_job n;
+        n.in = j.in, n.out = j.out, n.rows = j.rows, n.cols = j.cols;
+        n.is = j.is, n.os = j.os, n.ibs = j.ibs, n.obs = j.obs;
+        n.tall = p.cols <= kSkinnySide;
+        const long long k = (kNarrowChunkBytes / e) / side, along = n.tall ? p.rows : p.cols;
+        n.tr = (int)(n.tall ? k : p.rows);
+        n.tc = (int)(n.tall ? p.cols : k);
+        n.chunks = (along + k - 1) / k;
+        n.jobs = p.batch * n.chunks;
+        return run_narrow(ctx, e, n);
     }
     unsigned long long bits = (uintptr_t)j.in | (uintptr_t)j.out | abs_bits(j.is) | abs_bits(j.os);
     if (p.batch > 1) bits |= (unsigned long long)(j.ibs | j.obs);
     const int v = pick_vec(e, bits);
-    const long long ts = tile_side(e, v), tiles_r = (p.rows + ts - 1) / ts;
+    const int ts = tile_side(e, v);
+    const long long tiles_r = (p.rows + ts - 1) / ts;
     j.tiles_c = (p.cols + ts - 1) / ts;
     j.per_matrix = in_place ? tiles_r * (tiles_r + 1) / 2 : tiles_r * j.tiles_c;
     j.jobs = p.batch * j.per_matrix;
-    return in_place ? run_tiles<true>(ctx, e, v, j) : run_tiles<false>(ctx, e, v, j);
+    return in_place ? run_tiles<true>(ctx, e, v, ts, j) : run_tiles<false>(ctx, e, v, ts, j);
 }
 
 gp_status copy_flipped(gp_ctx *ctx, const gp_transpose_args *a, int e)

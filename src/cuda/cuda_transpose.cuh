@@ -203,10 +203,10 @@ __device__ __forceinline__ void reverse_elements(uint32_t (&w)[words(V)])
  * instruction of a tile; cuda_transpose.cu asserts it at compile time for
  * every (E, V) it builds.
  */
-template <int E, int V>
+template <int E, int V, int TS>
 __host__ __device__ constexpr int swizzle(int c, int b)
 {
-    constexpr int R = V / E, TS = tile_side(E, V), BR = TS / R, BC = TS / R, G = 128 / V;
+    constexpr int R = V / E, BR = TS / R, BC = TS / R, G = 128 / V;
     constexpr int S = V < 4 ? 4 / V : (G / BC > 1 ? G / BC : 1);
     return (c * BR + b) ^ (((c / R) * S) & (G - 1));
 }
@@ -233,18 +233,18 @@ __host__ __device__ constexpr bool wavefront_ok(const int (&unit)[32], int first
     return true;
 }
 
-template <int E, int V>
+template <int E, int V, int TS>
 __host__ __device__ constexpr bool swizzle_conflict_free()
 {
-    constexpr int R = V / E, BR = tile_side(E, V) / R, BC = BR, T = tile_threads(E, V);
-    constexpr int U = tile_blocks(E, V) / T, P = tile_side(E, V) * BR / T, lanes = V >= 4 ? 128 / V : 32;
+    constexpr int R = V / E, BR = TS / R, BC = BR, T = tile_threads(E, V, TS);
+    constexpr int U = tile_blocks(E, V, TS) / T, P = TS * BR / T, lanes = V >= 4 ? 128 / V : 32;
     int unit[32] = {};
     for (int w = 0; w < T; w += 32) {
         for (int u = 0; u < U; u++) /* loads: piece j of block q = t + u T */
             for (int j = 0; j < R; j++) {
                 for (int l = 0; l < 32; l++) {
                     const int q = w + l + u * T;
-                    unit[l] = swizzle<E, V>(q % BC * R + j, q / BC);
+                    unit[l] = swizzle<E, V, TS>(q % BC * R + j, q / BC);
                 }
                 for (int f = 0; f < 32; f += lanes)
                     if (!wavefront_ok<V>(unit, f, lanes)) return false;
@@ -252,7 +252,7 @@ __host__ __device__ constexpr bool swizzle_conflict_free()
         for (int k = 0; k < P; k++) { /* stores: piece L = t + k T */
             for (int l = 0; l < 32; l++) {
                 const int L = w + l + k * T;
-                unit[l] = swizzle<E, V>(L / BR, L % BR);
+                unit[l] = swizzle<E, V, TS>(L / BR, L % BR);
             }
             for (int f = 0; f < 32; f += lanes)
                 if (!wavefront_ok<V>(unit, f, lanes)) return false;

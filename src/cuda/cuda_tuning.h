@@ -56,37 +56,42 @@ constexpr int kReduceLoadHint = 0;
  * docs/perf/transpose.md has the predictions to check. */
 namespace tp {
 
-/* Tile side in elements: 128 bytes of every row per tile for 1- and 2-byte
- * elements (a whole 128-byte line per row on each side), 256 bytes for 4-
- * and 8-byte ones, 512 for 16-byte ones (PERF.md: the seed's 32 x 33 float
- * tile, 128-byte rows, reached 94% of the copy on H100; longer rows are the
- * bet). 16 KiB of shared memory or less per tile, 32 KiB for an in-place
- * pair (the static limit is 48 KiB). Bytes without 4-byte alignment take a
- * 64 x 64 tile, so that a thread's one-byte loads stay 16. */
-__host__ __device__ constexpr int tile_side(int e, int v) { return e == 1 ? (v == 1 ? 64 : 128) : e <= 4 ? 64 : 32; }
-
-/* R x R blocks (R = v / e) in a tile. */
-__host__ __device__ constexpr int tile_blocks(int e, int v)
+/* Tile side in elements: 256 bytes of every row per tile for 2- to 8-byte
+ * elements, 512 for 16-byte ones, 128 for bytes and for 2-byte elements in
+ * narrower vectors. On H100 (docs/perf/transpose.md) 128 x 128 u16 tiles
+ * reached 96.5-97.7% of the copy at 8192^2 and 16384^2 where 64 x 64 ones
+ * (128-byte rows) gave 93-95%; 256 x 256 byte tiles (64 KiB, one block an
+ * SM at 186 registers a thread) gave 91-95%, no better than 128 x 128.
+ * Bytes without 4-byte alignment take a 64 x 64 tile, so that a thread's
+ * one-byte loads stay 16. The kernels take the side as a template
+ * argument: cuda_transpose.cu builds the side each (E, V) picks. */
+__host__ __device__ constexpr int tile_side(int e, int v)
 {
-    return (tile_side(e, v) / (v / e)) * (tile_side(e, v) / (v / e));
+    return e == 1 ? (v == 1 ? 64 : 128) : e == 2 && v == 16 ? 128 : e <= 4 ? 64 : 32;
 }
+
+/* R x R blocks (R = v / e) in a tile of side ts. */
+__host__ __device__ constexpr int tile_blocks(int e, int v, int ts) { return (ts / (v / e)) * (ts / (v / e)); }
 
 /* Threads per block: one R x R block each, at most 256 (with more blocks
  * than threads, each thread takes several). 64-thread blocks are the 1- and
- * 2-byte, 16-byte-vector cases, where 16 or 8 loads of 16 bytes per thread
- * already keep 128-256 bytes in flight. */
-__host__ __device__ constexpr int tile_threads(int e, int v) { return tile_blocks(e, v) < 256 ? tile_blocks(e, v) : 256; }
+ * 2-byte, 16-byte-vector cases of 128-byte rows, where 16 or 8 loads of 16
+ * bytes per thread already keep 128-256 bytes in flight. */
+__host__ __device__ constexpr int tile_threads(int e, int v, int ts)
+{
+    return tile_blocks(e, v, ts) < 256 ? tile_blocks(e, v, ts) : 256;
+}
 
 /* Resident blocks per SM the register budget is sized for (the
- * __launch_bounds__ minimum). 2- to 16-byte elements: 1024 threads (or 512
- * of 64-thread blocks), up to 64 registers (128). 1-byte elements hold 16
- * rows of a block at once (64 registers of data for 16-byte vectors) and
- * spilled under 64: 4 x 64 threads (v = 16) or 2 x 256 (v < 16), up to 255
- * and 128 registers; ptxas then reports no spills in any variant, and every
- * variant keeps 48-80 KiB of loads in flight per SM. */
-__host__ __device__ constexpr int tile_min_blocks(int e, int v)
+ * __launch_bounds__ minimum): 64 registers a thread, 128 for 2-byte
+ * elements in 16-byte vectors (8 rows of 16 bytes held) and for bytes, 255
+ * for bytes in 16-byte vectors (16 rows held; they spilled under 64).
+ * ptxas then reports no spills in any variant. */
+__host__ __device__ constexpr int tile_min_blocks(int e, int v, int ts)
 {
-    return e == 1 ? (tile_threads(e, v) == 64 ? 4 : 2) : tile_threads(e, v) == 64 ? 8 : 4;
+    const int regs = e == 1 ? (v == 16 ? 255 : 128) : e == 2 && v == 16 ? 128 : 64;
+    const int blocks = 65536 / (regs * tile_threads(e, v, ts));
+    return blocks < 1 ? 1 : blocks > 8 ? 8 : blocks;
 }
 
 /* Matrices with a side of at most kSkinnySide elements and at most
@@ -94,9 +99,15 @@ __host__ __device__ constexpr int tile_min_blocks(int e, int v)
  * kernel: tiles of 64 or more would leave most lanes idle, and the input,
  * read once per output row it feeds, stays in L2 (50 MB on H100). Measured
  * before it: 30000 x 7 and 7 x 30000 at 0.80-0.94x cublasSgeam/Dgeam
- * (docs/perf/transpose.md). */
+ * (docs/perf/transpose.md). Larger ones with elements of kNarrowMinElem
+ * bytes or more take the narrow kernel, chunks of kNarrowChunkBytes through
+ * shared memory: 1000000 x 3 f64 and c16 2.9-3.3x cuBLAS where tiles gave
+ * 0.95-1.15x; bytes and halves stay on tiles (their element-wide accesses
+ * made 16 x 4000000 u8 slower than tiles). */
 constexpr long long kSkinnySide = 16;
 constexpr long long kSkinnyMaxBytes = 16LL << 20;
+constexpr int kNarrowMinElem = 4;
+constexpr long long kNarrowChunkBytes = 8192;
 
 /* Threads per block of the flat copy and flip kernels (NONE). */
 constexpr int kFlatThreads = 256;
