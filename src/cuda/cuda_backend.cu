@@ -67,6 +67,77 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
     return launched(ctx, e, "launch", what, grid, block, file, line);
 }
 
+/* Kernels (per device) that may run clusters of more than 8 blocks; the
+ * attribute is set once, on the first such launch. */
+static cudaError_t allow_large_clusters(const void *kernel, int device)
+{
+    static std::mutex lock;
+    static struct {
+        const void *kernel;
+        int device;
+    } done[128];
+    static int used = 0;
+    std::lock_guard<std::mutex> hold(lock);
+    for (int i = 0; i < used; i++)
+        if (done[i].kernel == kernel && done[i].device == device) return cudaSuccess;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e == cudaSuccess && used < 128) done[used++] = {kernel, device};
+    return e;
+}
+
+/* A launch of `grid` blocks in clusters of `cluster`; `attr` is the
+ * storage the configuration points at. */
+static cudaLaunchConfig_t cluster_config(cudaLaunchAttribute *attr, unsigned grid, unsigned cluster, unsigned block,
+                                         void *stream)
+{
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = cluster;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.stream = static_cast<cudaStream_t>(stream);
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned cluster,
+                         unsigned block, void **args, const char *file, int line)
+{
+    cudaError_t e = cluster > 8 ? allow_large_clusters(kernel, ctx->device) : cudaSuccess;
+    if (e == cudaSuccess) {
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg = cluster_config(&attr, grid, cluster, block, ctx->stream);
+        e = cudaLaunchKernelExC(&cfg, kernel, args);
+    }
+    return launched(ctx, e, "cluster launch", what, grid, block, file, line);
+}
+
+unsigned cluster_limit(gp_ctx *ctx, const void *kernel, unsigned block)
+{
+    device_scope scope;
+    int major = 0;
+    if (scope.enter(ctx->device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device) != cudaSuccess || major < 9) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    for (unsigned blocks = 16; blocks >= 8; blocks /= 2) {
+        if (blocks > 8 && allow_large_clusters(kernel, ctx->device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg = cluster_config(&attr, blocks, blocks, block, NULL);
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0) return blocks;
+        (void)cudaGetLastError();
+    }
+    return 0;
+}
+
 /* A handful of (kernel, device, smem) triples are ever asked about: a
  * linear table under a lock. */
 struct resident_entry {
@@ -231,6 +302,10 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * 0: the tests and scripts/gpu-check.sh run both kinds of kernel. */
     const char *warps = getenv("GPUPRIM_LOOKBACK_WARPS");
     st->lookback_warps = !(warps && strcmp(warps, "0") == 0);
+    /* Small reductions finish inside a thread-block cluster (cuda_reduce.cu)
+     * unless this is 0: the tests run both ways. */
+    const char *cluster = getenv("GPUPRIM_REDUCE_CLUSTER");
+    st->reduce_cluster = cluster && strcmp(cluster, "0") == 0 ? 0 : -1;
 
     st->control = gp_ctx_alloc(ctx, GP_MEM_DEVICE, kControlBytes);
     if (!st->control)

@@ -9,13 +9,17 @@ namespace gp_cuda {
 /*
  * Layout of the per-context device control block: the 64-byte result slot
  * (ctx->result_slot, where gp_reduce_to_host lands) and the reduction's
- * done-counter on its own 64 bytes. The counter is 0 between calls: the
- * last block of each multi-block reduction sets it back. gp_count_if's
- * kernel (cuda_histogram.cu) takes its tickets the same way: launches on
- * one stream never overlap, so they can share it.
+ * 64-bit done-counter on its own 64 bytes. The counter is 0 between calls:
+ * the last block of each multi-block reduction sets it back. Tickets count
+ * in its low 32 bits; integer sums count there and carry their partials in
+ * the high 32 (cuda_reduce.cu). After it, 16 bytes where the two clusters
+ * of a small reduction meet, also 0 between calls. gp_count_if's kernel (cuda_histogram.cu)
+ * takes its tickets the same way: launches on one stream never overlap, so
+ * they can share it.
  */
 constexpr size_t kResultSlotOffset = 0;
 constexpr size_t kReduceCounterOffset = 64;
+constexpr size_t kReducePairOffset = 80; /* 16 bytes where a reduction's two clusters meet */
 constexpr size_t kControlBytes = 128;
 
 /* ctx->impl of a CUDA context: device facts read once at creation, so the
@@ -26,7 +30,10 @@ struct context_state {
     unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids and the filter's chunks (0: none) */
     bool lookback_warps;   /* GPUPRIM_LOOKBACK_WARPS=0 turns off the look-back-warp kernels */
     void *control;            /* kControlBytes of device memory */
-    unsigned *reduce_counter; /* inside `control` */
+    unsigned *reduce_counter; /* inside `control`: the low half of a zeroed 64-bit word */
+    /* Blocks in the largest cluster reduce may launch (16 or 8), 0 for none
+     * (GPUPRIM_REDUCE_CLUSTER=0 turns clusters off), -1 until first asked. */
+    int reduce_cluster;
     /* The look-back arena of scan, select, partition and the filter
      * (cuda_lookback.cuh): allocated zeroed on first use, grown rarely. */
     void *lookback_pool;

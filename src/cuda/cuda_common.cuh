@@ -47,6 +47,17 @@ unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                           size_t smem, void **args, bool *too_large, const char *file, int line);
 
+/* Like launch, with the grid in thread-block clusters of `cluster` blocks
+ * (at most 16; grid a multiple of it), so that a cluster's blocks can
+ * reach each other's shared memory. */
+gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned cluster,
+                         unsigned block, void **args, const char *file, int line);
+
+/* The largest cluster (16 or 8 blocks of `block` threads) of `kernel` the
+ * context's device can run, or 0 (before compute capability 9.0, or when
+ * the runtime cannot say). */
+unsigned cluster_limit(gp_ctx *ctx, const void *kernel, unsigned block);
+
 /* Number of CUDA devices, from the probe's cached answer (0 if none). */
 int visible_devices();
 

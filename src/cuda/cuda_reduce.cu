@@ -3,11 +3,13 @@
  *
  * Each block streams its share of the input with 16-byte loads (several in
  * flight per thread), folds it into a register accumulator, and finishes the
- * block with warp shuffles. One block alone writes the result. With several
- * blocks, each stores its partial, and the last block to take a ticket on
- * the context's done-counter folds the partials, writes the result and sets
- * the counter back to 0 for the next call: no second pass, no host round
- * trip, no memset.
+ * block with warp shuffles. One block alone writes the result. Several
+ * blocks combine their partials inside the kernel (no second pass, no host
+ * round trip, no memset), in one of three ways ("finishing a grid" below):
+ * up to 256 KiB the grid is one thread-block cluster and block 0 collects
+ * the partials in its shared memory; past that, integer sums carry their
+ * partials on the ticket atomic itself, and every other reduction stores
+ * partials and lets the block that takes the last ticket fold them.
  *
  * Types. Kernels are instantiated per (op, load type, accumulator type)
  * from the dtype and op lists in cuda_reduce_ops.cuh, 62 in all:
@@ -115,8 +117,10 @@ struct reduce_params {
     int64_t head; /* elements before the first 16-byte boundary (< a vector) */
     int64_t nvec; /* whole 16-byte vectors after the head; the rest is the tail */
     void *out;
-    void *partials;     /* one accumulator per block; used when gridDim.x > 1 */
-    unsigned *counter;  /* 0 on entry; the last block sets it back to 0 */
+    void *partials;     /* one accumulator per block, for the ticket finish */
+    unsigned *counter;  /* the low half of a 64-bit word, 0 on entry; the last block sets it back to 0 */
+    int cluster;        /* blocks per cluster for the cluster finish (one or two clusters), else 0 */
+    void *pair;         /* 16 zero bytes on entry where two clusters meet; left zeroed */
     uint64_t empty_bits; /* the op's identity as out_t's bits: the result for n == 0 */
     int out_bytes;
     int in_bits; /* in_t's width and sign, to re-extend input-valued results */
@@ -136,6 +140,148 @@ __device__ __forceinline__ void store_result(const reduce_params &p, Acc acc)
     }
 }
 
+/* ------------------------------------------------------- finishing a grid
+ *
+ * Three ways for several blocks to combine their partials, fastest first.
+ * On H100 a release fence (or a cluster barrier that releases) costs about
+ * 1.3 us, and any second dependent trip to L2 after the ticket about 0.5 us
+ * (docs/perf/reduce.md), so the data travels with the signal wherever it
+ * can.
+ */
+
+/* Integer sums in 32 bits ride on the ticket itself: each block adds
+ * (partial << 32 | 1) to the 64-bit counter, so the block that draws the
+ * last ticket gets every other partial's sum back from the same atomic.
+ * The high half wraps mod 2^32 as the sum does; the low half counts. */
+template <class Op, class Acc>
+constexpr bool kPackedSum = Op::id == GP_OP_SUM && std::is_integral_v<Acc> && sizeof(Acc) == 4;
+
+/* The cluster finish: the block of rank 0 keeps an mbarrier that expects
+ * one partial from each other block of its cluster; they store it straight
+ * into its shared memory with st.async, which completes its bytes on that
+ * barrier. Rank 0 folds the partials in rank order, so float results do not
+ * depend on which block came first. */
+template <class Acc>
+struct cluster_inbox {
+    unsigned long long bar;
+    Acc slot[kReduceClusterMax];
+};
+
+__device__ __forceinline__ unsigned smem_address(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+/* Every thread of every block, once its loads are issued: rank 0's barrier
+ * is set up and the cluster told so (relaxed: the only thing to publish is
+ * the barrier). */
+template <class Acc>
+__device__ __forceinline__ void inbox_open(cluster_inbox<Acc> &box, unsigned rank, unsigned blocks)
+{
+    if (rank == 0 && threadIdx.x == 0) {
+        const unsigned bar = smem_address(&box.bar);
+        const unsigned bytes = (blocks - 1) * (unsigned)sizeof(Acc);
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+/* Thread 0 of the block of rank r > 0: its partial into rank 0's slot r.
+ * Every thread of the block waits on the cluster barrier first (rank 0's
+ * mbarrier is then initialised). */
+template <class Acc>
+__device__ __forceinline__ void inbox_send(cluster_inbox<Acc> &box, unsigned rank, Acc v)
+{
+    unsigned slot, bar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(slot) : "r"(smem_address(&box.slot[rank])));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(bar) : "r"(smem_address(&box.bar)));
+    if constexpr (sizeof(Acc) == 8)
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(slot),
+                     "l"(bit_cast<uint64_t>(v)), "r"(bar)
+                     : "memory");
+    else
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(slot),
+                     "r"(bit_cast<uint32_t>(v)), "r"(bar)
+                     : "memory");
+}
+
+/* Thread 0 of rank 0: waits for the other blocks' partials, folds them. */
+template <class Op, class Acc>
+__device__ __forceinline__ Acc inbox_fold(cluster_inbox<Acc> &box, Acc own, unsigned blocks)
+{
+    const unsigned bar = smem_address(&box.bar);
+    unsigned done = 0;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar)
+                     : "memory");
+    } while (!done);
+    for (unsigned b = 1; b < blocks; b++) own = Op::combine(own, box.slot[b]);
+    return own;
+}
+
+/* Two clusters meet in a 16-byte word {partial bits, 1}: each swaps its
+ * total in with one 128-bit atomic exchange, and the one that finds the
+ * other's total there combines them, cluster 0's first, and clears the
+ * word. Again the data comes back with the signal. */
+template <class Op, class Acc>
+__device__ __forceinline__ void pair_finish(const reduce_params &p, Acc acc, bool first)
+{
+    using Bits = std::conditional_t<sizeof(Acc) == 8, uint64_t, uint32_t>;
+    unsigned long long mine = bit_cast<Bits>(acc), theirs, found;
+    asm volatile("{\n\t.reg .b128 d, b;\n\t"
+                 "mov.b128 b, {%2, %3};\n\t"
+                 "atom.global.exch.b128 d, [%4], b;\n\t"
+                 "mov.b128 {%0, %1}, d;\n\t}"
+                 : "=l"(theirs), "=l"(found)
+                 : "l"(mine), "l"(1ull), "l"(p.pair)
+                 : "memory");
+    if (!found) return;
+    const Acc other = bit_cast<Acc>(static_cast<Bits>(theirs));
+    store_result<Op>(p, first ? Op::combine(acc, other) : Op::combine(other, acc));
+    *static_cast<ulonglong2 *>(p.pair) = make_ulonglong2(0, 0); /* ready for the next call on this stream */
+}
+
+/* The ticket finish, for the rest: partials through global memory, a
+ * ticket taken with acquire-release order, the last block folds them. */
+__device__ __forceinline__ unsigned take_ticket(unsigned *counter)
+{
+    unsigned ticket;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(ticket) : "l"(counter) : "memory");
+    return ticket;
+}
+
+/*
+ * A grid of one block: at most kReduceThreads x kReduceUnroll vectors, one
+ * round of loads, 32-bit indices, nothing to combine across blocks. Kept
+ * apart so that its loads are issued within the first few dozen
+ * instructions: on H100 this alone took 4.16 us down to 3.94 at 4-16 KiB,
+ * against ~100 instructions before the first load on the general path.
+ */
+template <class Op, class Load, class Acc>
+__device__ __forceinline__ void reduce_one_block(const reduce_params &p)
+{
+    constexpr int U = kReduceUnroll, kLanes = kVecBytes / sizeof(Load);
+    const Load *in = static_cast<const Load *>(p.in);
+    const uint4 *vin = reinterpret_cast<const uint4 *>(in + p.head);
+    const int t = threadIdx.x, nvec = (int)p.nvec;
+    uint4 v[U];
+#pragma unroll
+    for (int k = 0; k < U; k++)
+        if (t + k * kReduceThreads < nvec) v[k] = load_stream<kReduceLoadHint>(vin + t + k * kReduceThreads);
+    const int tail_start = (int)p.head + nvec * kLanes;
+    Acc acc = Op::template identity<Acc>();
+    if (t < p.head) acc = static_cast<Acc>(in[t]);
+    if (t < (int)p.n - tail_start) acc = Op::combine(acc, static_cast<Acc>(in[tail_start + t]));
+#pragma unroll
+    for (int k = 0; k < U; k++)
+        if (t + k * kReduceThreads < nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
+    acc = block_reduce<Op, kReduceThreads>(acc);
+    if (t == 0) store_result<Op>(p, acc);
+}
+
 /*
  * Thread t of T = grid x block threads reads vectors t, t + T, t + 2T, ...:
  * each step of the grid is one contiguous stretch of memory, and threads
@@ -147,13 +293,16 @@ template <class Op, class Load, class Acc>
 __global__ void __launch_bounds__(kReduceThreads, kReduceBlocksPerSm)
     reduce_kernel(const __grid_constant__ reduce_params p)
 {
+    if (gridDim.x == 1) {
+        reduce_one_block<Op, Load, Acc>(p);
+        return;
+    }
     constexpr int U = kReduceUnroll;
     constexpr int kLanes = kVecBytes / sizeof(Load);
     const Load *in = static_cast<const Load *>(p.in);
     const uint4 *vin = reinterpret_cast<const uint4 *>(in + p.head);
     const int64_t stride = (int64_t)gridDim.x * kReduceThreads;
     const int64_t tid = (int64_t)blockIdx.x * kReduceThreads + threadIdx.x;
-
     /* Head and tail: fewer than a vector each, one element per thread of
      * block 0. Loaded first and combined last, so their latency hides
      * behind the vector loads. */
@@ -182,22 +331,45 @@ __global__ void __launch_bounds__(kReduceThreads, kReduceBlocksPerSm)
     }
     acc = Op::combine(acc, Op::combine(edge_head, edge_tail));
 
+    /* Set up the cluster finish only now, so that nothing delays the loads
+     * (the asm statements also keep the compiler from moving them up). */
+    __shared__ cluster_inbox<Acc> inbox;
+    const unsigned rank = p.cluster ? blockIdx.x % (unsigned)p.cluster : 0;
+    if (p.cluster) inbox_open(inbox, rank, p.cluster);
+
     acc = block_reduce<Op, kReduceThreads>(acc);
-    if (gridDim.x == 1) {
-        if (threadIdx.x == 0) store_result<Op>(p, acc);
+    if (p.cluster) {
+        asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+        if (threadIdx.x == 0) {
+            if (rank != 0) {
+                inbox_send(inbox, rank, acc);
+            } else {
+                acc = inbox_fold<Op>(inbox, acc, p.cluster);
+                if (gridDim.x == (unsigned)p.cluster) store_result<Op>(p, acc);
+                else pair_finish<Op>(p, acc, blockIdx.x == 0);
+            }
+        }
+        return;
+    }
+    if constexpr (kPackedSum<Op, Acc>) {
+        if (threadIdx.x == 0) {
+            unsigned long long *word = reinterpret_cast<unsigned long long *>(p.counter);
+            const unsigned long long old = atomicAdd(word, (unsigned long long)acc << 32 | 1u);
+            if ((unsigned)old == gridDim.x - 1) {
+                store_result<Op>(p, static_cast<Acc>(old >> 32) + acc);
+                *word = 0; /* ready for the next call on this stream */
+            }
+        }
         return;
     }
 
-    /* Publish this block's partial, then take a ticket. The fence orders
-     * the partial before the ticket for whichever block comes last. */
+    /* Publish this block's partial, then take a ticket: its release orders
+     * the partial before it, and the last block's acquire sees them all. */
     Acc *partials = static_cast<Acc *>(p.partials);
     __shared__ bool s_last;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = acc;
-        __threadfence();
-        const unsigned ticket = atomicAdd(p.counter, 1u);
-        s_last = ticket == gridDim.x - 1;
-        if (s_last) __threadfence(); /* see every other block's partial */
+        s_last = take_ticket(p.counter) == gridDim.x - 1;
     }
     __syncthreads(); /* also separates the two block_reduce calls */
     if (!s_last) return;
@@ -230,6 +402,7 @@ using reduce_kernel_fn = void (*)(reduce_params);
 
 struct kernel_choice {
     reduce_kernel_fn fn;
+    bool packed;                      /* kPackedSum: a grid needs no partials */
     const char *load_name, *acc_name; /* for the launch log */
 };
 
@@ -244,7 +417,7 @@ kernel_choice choose()
 {
     using L = typename Op::template load_t<In, Out64>;
     using A = typename Op::template acc_t<In, Out64>;
-    return {&reduce_kernel<Op, L, A>, type_name<L>(), type_name<A>()};
+    return {&reduce_kernel<Op, L, A>, kPackedSum<Op, A>, type_name<L>(), type_name<A>()};
 }
 
 /* Only the pairs the core accepts are instantiated: out_t has 8 bytes
@@ -253,7 +426,7 @@ template <class Op, class In>
 kernel_choice choose_for_type(bool out64)
 {
     if constexpr (Op::kIntegerOnly && !std::is_integral_v<In>) {
-        return {nullptr, nullptr, nullptr};
+        return {nullptr, false, nullptr, nullptr};
     } else if constexpr (sizeof(In) == 8) {
         return choose<Op, In, true>();
     } else {
@@ -270,7 +443,7 @@ kernel_choice choose_for_op(gp_dtype in_t, bool out64)
         GP_CUDA_DTYPES(GP_CUDA_CASE_)
 #undef GP_CUDA_CASE_
     }
-    return {nullptr, nullptr, nullptr};
+    return {nullptr, false, nullptr, nullptr};
 }
 
 kernel_choice choose_kernel(gp_op op, gp_dtype in_t, gp_dtype out_t)
@@ -282,31 +455,57 @@ kernel_choice choose_kernel(gp_op op, gp_dtype in_t, gp_dtype out_t)
         GP_CUDA_REDUCE_OPS(GP_CUDA_CASE_)
 #undef GP_CUDA_CASE_
     }
-    return {nullptr, nullptr, nullptr};
+    return {nullptr, false, nullptr, nullptr};
 }
 
 /* ------------------------------------------------------------- host side */
 
-/* Blocks for n elements of `size` bytes; the same answer for the workspace
- * query and the call (it cannot depend on the pointer's alignment, which
- * the query does not know). */
-int reduce_grid(const context_state *st, int64_t n, size_t size)
+/* The largest cluster of reduce blocks this context can launch: asked of
+ * the runtime once, with one reduce kernel standing for all (they share
+ * the launch bounds and use no dynamic shared memory). */
+int cluster_blocks(const gp_ctx *ctx)
+{
+    context_state *st = state(ctx);
+    if (st->reduce_cluster < 0)
+        st->reduce_cluster = (int)cluster_limit((gp_ctx *)ctx, (const void *)&reduce_kernel<op_sum, uint32_t, uint32_t>,
+                                                kReduceThreads);
+    return st->reduce_cluster;
+}
+
+struct reduce_shape {
+    int grid;
+    int cluster; /* blocks per cluster (the grid is one or two clusters), or 0 */
+};
+
+/* The grid for n elements of `size` bytes; the same answer for the
+ * workspace query and the call (it cannot depend on the pointer's
+ * alignment, which the query does not know). Packed sums skip the cluster:
+ * their ticket finish is as short (0.1-0.2 us faster on H100). */
+reduce_shape shape_for(const gp_ctx *ctx, const kernel_choice &k, int64_t n, size_t size)
 {
     const int64_t lanes = kVecBytes / (int64_t)size;
-    if (n <= kReduceSingleBlockBytes / (int64_t)size) return 1;
-    const int64_t vectors = n / lanes + 1;
+    const int64_t whole = n / lanes; /* at least the vectors of any alignment */
+    const int64_t round = (int64_t)kReduceThreads * kReduceUnroll; /* one round of loads a block */
+    if (whole <= round) return {1, 0};
+    const int64_t blocks = (whole + round - 1) / round;
+    const int cluster = k.packed ? 0 : cluster_blocks(ctx);
+    if (blocks <= cluster) return {(int)blocks, (int)blocks};
+    if (blocks <= 2 * cluster) return {(int)(blocks + 1) / 2 * 2, (int)(blocks + 1) / 2};
+    const int64_t vectors = whole + 1;
     const int64_t per_block = (int64_t)kReduceThreads * kReduceMinVectorsPerThread;
     const int64_t want = (vectors + per_block - 1) / per_block;
-    const int64_t cap = (int64_t)st->sm_count * kReduceBlocksPerSm;
-    return (int)(want < cap ? want : cap);
+    const int64_t cap = (int64_t)state(ctx)->sm_count * kReduceBlocksPerSm;
+    return {(int)(want < cap ? want : cap), false};
 }
 
 } // namespace
 
 size_t reduce_workspace(const gp_ctx *ctx, const gp_reduce_args *a)
 {
-    const int grid = reduce_grid(state(ctx), a->n, gp_dtype_size(a->in_t));
-    return grid > 1 ? (size_t)grid * sizeof(uint64_t) : 0;
+    const kernel_choice k = choose_kernel(a->op, a->in_t, a->out_t);
+    const reduce_shape shape = shape_for(ctx, k, a->n, gp_dtype_size(a->in_t));
+    const bool partials = shape.grid > 1 && shape.cluster == 0 && !k.packed;
+    return partials ? (size_t)shape.grid * sizeof(uint64_t) : 0;
 }
 
 gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
@@ -321,8 +520,8 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
                             "gp_reduce: in (%p) or out (%p) is not aligned to its element size", a->in, a->out);
 
     const kernel_choice k = choose_kernel(a->op, a->in_t, a->out_t);
-    const int grid = reduce_grid(st, a->n, in_size);
-    if (!k.fn || (grid > 1 && !ws))
+    const reduce_shape shape = shape_for(ctx, k, a->n, in_size);
+    if (!k.fn || (!ws && reduce_workspace(ctx, a) > 0))
         return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_reduce: no CUDA kernel or workspace for %s %s -> %s",
                             gp_op_name(a->op), gp_dtype_name(a->in_t), gp_dtype_name(a->out_t));
 
@@ -336,6 +535,8 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
     p.out = a->out;
     p.partials = ws;
     p.counter = st->reduce_counter;
+    p.cluster = shape.cluster;
+    p.pair = static_cast<char *>(st->control) + kReducePairOffset;
     p.empty_bits = identity_bits(a->op, a->out_t);
     p.out_bytes = (int)out_size;
     p.in_bits = (int)in_size * 8;
@@ -351,7 +552,10 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
     void *args[] = {&p};
     device_scope scope;
     GP_CUDA_ENTER_DEVICE(ctx, scope);
-    GP_CUDA_LAUNCH(ctx, k.fn, what, (unsigned)grid, (unsigned)kReduceThreads, args);
+    if (shape.cluster)
+        return launch_cluster(ctx, (const void *)k.fn, what, (unsigned)shape.grid, (unsigned)shape.cluster,
+                              (unsigned)kReduceThreads, args, __FILE__, __LINE__);
+    GP_CUDA_LAUNCH(ctx, k.fn, what, (unsigned)shape.grid, (unsigned)kReduceThreads, args);
     return GP_STATUS_OK;
 }
 

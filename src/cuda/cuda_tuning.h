@@ -27,12 +27,20 @@ constexpr int kReduceBlocksPerSm = 4;
  * and fewer would fall under the Little's-law need at this occupancy. */
 constexpr int kReduceUnroll = 4;
 
-/* Inputs up to this many bytes run as one block with no ticket: every
- * thread then does at most one round of kReduceUnroll loads (one memory
- * latency), and the multi-block path's partial store, fence and atomic
- * (about 1 us of extra latency) are skipped. Derived, not free: a larger
- * value would give the lone block a second serial round of loads. */
-constexpr long long kReduceSingleBlockBytes = 16LL * kReduceThreads * kReduceUnroll;
+/* Inputs of at most kReduceThreads x kReduceUnroll whole vectors (16 KiB)
+ * run as one block: every thread then does at most one round of loads (one
+ * memory latency), and nothing is combined across blocks. Larger ones get
+ * one block per such round (cluster grids) or per vector (the others). */
+
+/* Up to this many blocks (one round of loads each: 256 KiB), the grid is
+ * one thread-block cluster and the blocks hand their partials to block 0
+ * through its shared memory, with no fence and no global atomic; up to
+ * twice as many, two clusters that meet in one 128-bit exchange. Measured
+ * on H100 (docs/perf/reduce.md), i32 sum of 64-256 KiB: 4.0-4.7 us against
+ * 5.5-5.6 us for partials, fence and ticket; 16 blocks beat 8 at 256 KiB
+ * (4.7 against 5.3 us). Needs compute capability 9.0; 16 is above the
+ * portable cluster size, so 8 where the device cannot run 16. */
+constexpr int kReduceClusterMax = 16;
 
 /* Above the single-block size the grid is ceil(vectors / kReduceThreads),
  * capped at SMs x kReduceBlocksPerSm: the work is spread over as many SMs as
