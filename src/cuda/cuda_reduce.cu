@@ -271,6 +271,10 @@ __device__ __forceinline__ void reduce_one_block(const reduce_params &p)
 #pragma unroll
     for (int k = 0; k < U; k++)
         if (t + k * kReduceThreads < nvec) v[k] = load_stream<kReduceLoadHint>(vin + t + k * kReduceThreads);
+    /* The head and tail loads (under a vector each) go out after the vector
+     * loads: the barrier keeps the compiler from putting their address
+     * arithmetic first. */
+    asm volatile("" ::: "memory");
     const int tail_start = (int)p.head + nvec * kLanes;
     Acc acc = Op::template identity<Acc>();
     if (t < p.head) acc = static_cast<Acc>(in[t]);

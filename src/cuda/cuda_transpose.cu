@@ -61,8 +61,9 @@ struct tile_job {
     long long is, os;           /* row strides, bytes, negative for a flip */
     long long ibs, obs;         /* batch strides, bytes */
     long long tiles_c;          /* tiles across the input's columns */
-    long long per_matrix, jobs; /* tiles (in place: tile pairs) per matrix and in all */
+    long long per_matrix, jobs; /* tiles (in place: tile pairs; transpose_tall: blocks) per matrix and in all */
     int tall;                   /* skinny kernel: cols <= rows */
+    int runs;                   /* transpose_tall: runs of 32 rows a thread, 1 to kTallRuns */
 };
 
 /* A NONE copy: out row r = in row r, its elements reversed when rev_cols. */
@@ -252,13 +253,10 @@ __global__ void __launch_bounds__(tile_threads(E, V, TS), tile_min_blocks(E, V, 
 /*
  * A skinny matrix (one side at most kSkinnySide, all of it small enough to
  * stay in L2): a tile would keep most of its lanes idle and add a second
- * memory round trip through shared memory. Instead each thread moves one
- * element, consecutive threads writing consecutive elements of an output
+ * memory round trip through shared memory. Instead each thread moves single
+ * elements, consecutive threads writing consecutive elements of an output
  * row (output row c is input column c). Wide matrices (rows <= cols): job
- * k is output element (k / rows, k % rows). Tall ones: each warp takes a
- * run of 32 rows of one column, and the warps for the other columns of the
- * same rows follow it in the block, so the input lines they share are read
- * once into the SM's L1 rather than once per column from L2.
+ * k is output element (k / rows, k % rows).
  */
 template <int E>
 __global__ void __launch_bounds__(kFlatThreads) transpose_skinny(const tile_job j)
@@ -268,17 +266,37 @@ __global__ void __launch_bounds__(kFlatThreads) transpose_skinny(const tile_job 
          g += (long long)gridDim.x * kFlatThreads) {
         long long b, k, c, r;
         split(g, j.per_matrix, small, b, k);
-        if (j.tall) {
-            long long run, in_run;
-            split(k, (long long)kWarp * j.cols, small, run, in_run);
-            c = in_run / kWarp; /* constant divisor: a shift */
-            r = run * kWarp + in_run % kWarp;
-            if (r >= j.rows) continue; /* the last run's padding */
-        } else {
-            split(k, j.rows, small, c, r);
-        }
+        split(k, j.rows, small, c, r);
         store<E>(j.out + b * j.obs + c * j.os + r * E, load<E, true>(j.in + b * j.ibs + r * j.is + c * E));
     }
+}
+
+/*
+ * Tall skinny matrices (cols <= rows, cols <= kSkinnySide): a block of 32 x
+ * cols threads takes j.runs runs of 32 rows, warp c column c, so the input
+ * lines its warps share are read once into the SM's L1 rather than once per
+ * column from L2. No divisions: lane and column come from the thread index
+ * by a mask and a shift, so the loads start a few instructions in (what the
+ * latency of these small shapes is made of). A thread issues all its loads
+ * before its first store.
+ */
+template <int E>
+__global__ void __launch_bounds__(kWarp * kSkinnySide) transpose_tall(const tile_job j)
+{
+    const int lane = threadIdx.x % kWarp, c = threadIdx.x / kWarp;
+    const long long blocks = j.per_matrix; /* blocks a matrix */
+    long long b = 0, blk = blockIdx.x;
+    if (j.jobs != blocks) b = blk / blocks, blk -= b * blocks; /* batches only */
+    const long long r0 = blk * (kWarp * j.runs) + lane;
+    const char *in = j.in + b * j.ibs + c * E;
+    char *out = j.out + b * j.obs + c * j.os;
+    vec_t<E> v[kTallRuns];
+#pragma unroll
+    for (int k = 0; k < kTallRuns; k++)
+        if (k < j.runs && r0 + k * kWarp < j.rows) v[k] = load<E, true>(in + (r0 + k * kWarp) * j.is);
+#pragma unroll
+    for (int k = 0; k < kTallRuns; k++)
+        if (k < j.runs && r0 + k * kWarp < j.rows) store<E>(out + (r0 + k * kWarp) * E, v[k]);
 }
 
 /*
@@ -435,6 +453,10 @@ template <int E>
 gp_status launch_skinny(gp_ctx *ctx, tile_job j)
 {
     void *args[] = {&j};
+    if (j.tall) { /* one block a unit of j.runs runs; jobs = blocks, at most INT_MAX (16 MiB in all) */
+        GP_CUDA_LAUNCH(ctx, transpose_tall<E>, "transpose_tall", (unsigned)j.jobs, (unsigned)(kWarp * j.cols), args);
+        return GP_STATUS_OK;
+    }
     GP_CUDA_LAUNCH(ctx, transpose_skinny<E>, "transpose_skinny", grid_for((j.jobs + kFlatThreads - 1) / kFlatThreads),
                    (unsigned)kFlatThreads, args);
     return GP_STATUS_OK;
@@ -553,7 +575,12 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
     const long long bytes = p.batch * p.rows * p.cols * e;
     if (!in_place && side <= kSkinnySide && bytes <= kSkinnyMaxBytes) {
         j.tall = p.cols <= p.rows;
-        j.per_matrix = j.tall ? (p.rows + kWarp - 1) / kWarp * kWarp * p.cols : p.rows * p.cols;
+        /* kTallRuns runs a thread where that still gives every SM a block,
+         * else one (1000 x 16 would run on 8 SMs). */
+        const long long wide_unit = kWarp * kTallRuns;
+        j.runs = (p.rows + wide_unit - 1) / wide_unit * p.batch >= state(ctx)->sm_count ? kTallRuns : 1;
+        const long long unit = kWarp * j.runs; /* rows a transpose_tall block takes */
+        j.per_matrix = j.tall ? (p.rows + unit - 1) / unit : p.rows * p.cols;
         j.jobs = p.batch * j.per_matrix;
         return run_skinny(ctx, e, j);
     }
