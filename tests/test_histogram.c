@@ -238,8 +238,8 @@ static bool make_edges(const hcase *c, gpt_rng *r, void *edges, long double *e)
     if (!gpt_is_float(t)) {
         long double lo = tmin(t), hi = tmax(t);
         if (gpt_size(t) == 8) lo = lo < -0x1p62L ? -0x1p62L : lo, hi = 0x1p62L;
+        if (!edges_exist(t, c->bins)) return false;
         long double span = hi - lo + 1;
-        if ((long double)m > span) return false;
         long double avg = floorl(span / (long double)m);
         if (avg > 1000) avg = 1 + (long double)gpt_below(r, 1000);
         long double room = span - avg * (long double)m; /* free values to start from */
