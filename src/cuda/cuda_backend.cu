@@ -57,11 +57,34 @@ static gp_status launched(gp_ctx *ctx, cudaError_t e, const char *kind, const ch
     return GP_STATUS_OK;
 }
 
+/* Raises `kernel`'s dynamic shared-memory limit on `device` to `smem`
+ * bytes, once: later launches asking no more make no runtime call. */
+static cudaError_t allow_smem(const void *kernel, int device, size_t smem)
+{
+    static std::mutex lock;
+    static struct {
+        const void *kernel;
+        int device;
+        size_t smem;
+    } done[128];
+    static int used = 0;
+    std::lock_guard<std::mutex> hold(lock);
+    int i = 0;
+    while (i < used && !(done[i].kernel == kernel && done[i].device == device)) i++;
+    if (i < used && done[i].smem >= smem) return cudaSuccess;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess && i < 128) {
+        done[i] = {kernel, device, smem};
+        if (i == used) used++;
+    }
+    return e;
+}
+
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                  void **args, const char *file, int line, size_t smem)
 {
     cudaError_t e = cudaSuccess;
-    if (smem > (48u << 10)) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (smem > (48u << 10)) e = allow_smem(kernel, ctx->device, smem);
     if (e == cudaSuccess)
         e = cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, smem, static_cast<cudaStream_t>(ctx->stream));
     return launched(ctx, e, "launch", what, grid, block, file, line);

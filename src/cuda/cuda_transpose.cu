@@ -53,33 +53,32 @@ using namespace tp;
 
 /* --------------------------------------------------------------- jobs */
 
-/* A tiled transpose: out[j][i] = in[i][j] with signed byte strides. */
-struct tile_job {
+/* A call's matrices with byte strides; each kind of job adds its own. */
+struct matrix_view {
     const char *in;
     char *out;
-    long long rows, cols;       /* of each input matrix */
-    long long is, os;           /* row strides, bytes, negative for a flip */
-    long long ibs, obs;         /* batch strides, bytes */
+    long long rows, cols; /* of each input matrix */
+    long long is, os;     /* row strides, bytes, negative for a flip */
+    long long ibs, obs;   /* batch strides, bytes */
+};
+
+/* A tiled transpose: out[j][i] = in[i][j]. */
+struct tile_job : matrix_view {
     long long tiles_c;          /* tiles across the input's columns */
     long long per_matrix, jobs; /* tiles (in place: tile pairs; transpose_tall: blocks) per matrix and in all */
     int tall;                   /* skinny kernel: cols <= rows */
     int runs;                   /* transpose_tall: runs of 32 rows a thread, 1 to kTallRuns */
 };
 
-/* A NONE copy: out row r = in row r, its elements reversed when rev_cols. */
-struct copy_job {
-    const char *in;
-    char *out;
-    long long rows, cols, is, os, ibs, obs; /* os negative when the rows are reversed */
-    long long per_row, jobs;                /* vectors per row, and in all */
+/* A NONE copy: out row r = in row r, its elements reversed when rev_cols
+ * (os negative when the rows are reversed). */
+struct copy_job : matrix_view {
+    long long per_row, jobs; /* vectors per row, and in all */
     int rev_cols;
 };
 
 /* A narrow transpose: chunks of tr x tc input elements along the long side. */
-struct narrow_job {
-    const char *in;
-    char *out;
-    long long rows, cols, is, os, ibs, obs; /* as in tile_job */
+struct narrow_job : matrix_view {
     long long chunks, jobs;                 /* chunks per matrix, and in all */
     int tr, tc;                             /* a whole chunk's rows and columns */
     int tall;                               /* chunks step down the rows (else across the columns) */
@@ -549,18 +548,27 @@ gp_status run_flip(gp_ctx *ctx, int e, const flip_job &j)
 
 /* ---------------------------------------------------------- the three paths */
 
+/* The call's matrices, strides in bytes, before any flip. */
+matrix_view view_of(const gp_transpose_args *a, int e)
+{
+    const gp_transpose_params &p = a->p;
+    matrix_view m;
+    m.in = static_cast<const char *>(a->in);
+    m.out = static_cast<char *>(a->out);
+    m.rows = p.rows;
+    m.cols = p.cols;
+    m.is = p.in_stride * e;
+    m.os = p.out_stride * e;
+    m.ibs = p.in_batch_stride * e;
+    m.obs = p.out_batch_stride * e;
+    return m;
+}
+
 gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
 {
     const gp_transpose_params &p = a->p;
     tile_job j;
-    j.in = static_cast<const char *>(a->in);
-    j.out = static_cast<char *>(a->out);
-    j.rows = p.rows;
-    j.cols = p.cols;
-    j.is = p.in_stride * e;
-    j.os = p.out_stride * e;
-    j.ibs = p.in_batch_stride * e;
-    j.obs = p.out_batch_stride * e;
+    static_cast<matrix_view &>(j) = view_of(a, e);
     if (p.flags & GP_TRANSPOSE_REVERSE_COLS) { /* read the input's rows last to first */
         j.in += (p.rows - 1) * j.is;
         j.is = -j.is;
@@ -586,8 +594,7 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
     }
     if (!in_place && side <= kSkinnySide && e >= kNarrowMinElem) {
         narrow_job n;
-        n.in = j.in, n.out = j.out, n.rows = j.rows, n.cols = j.cols;
-        n.is = j.is, n.os = j.os, n.ibs = j.ibs, n.obs = j.obs;
+        static_cast<matrix_view &>(n) = j; /* the flips included */
         n.tall = p.cols <= kSkinnySide;
         const long long k = (kNarrowChunkBytes / e) / side, along = n.tall ? p.rows : p.cols;
         n.tr = (int)(n.tall ? k : p.rows);
@@ -611,14 +618,7 @@ gp_status copy_flipped(gp_ctx *ctx, const gp_transpose_args *a, int e)
 {
     const gp_transpose_params &p = a->p;
     copy_job j;
-    j.in = static_cast<const char *>(a->in);
-    j.out = static_cast<char *>(a->out);
-    j.rows = p.rows;
-    j.cols = p.cols;
-    j.is = p.in_stride * e;
-    j.os = p.out_stride * e;
-    j.ibs = p.in_batch_stride * e;
-    j.obs = p.out_batch_stride * e;
+    static_cast<matrix_view &>(j) = view_of(a, e);
     j.rev_cols = (p.flags & GP_TRANSPOSE_REVERSE_COLS) != 0;
     if (p.flags & GP_TRANSPOSE_REVERSE_ROWS) {
         j.out += (p.rows - 1) * j.os;
