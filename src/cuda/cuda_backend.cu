@@ -57,24 +57,27 @@ static gp_status launched(gp_ctx *ctx, cudaError_t e, const char *kind, const ch
     return GP_STATUS_OK;
 }
 
-/* Raises `kernel`'s dynamic shared-memory limit on `device` to `smem`
- * bytes, once: later launches asking no more make no runtime call. */
-static cudaError_t allow_smem(const void *kernel, int device, size_t smem)
+/* Sets a function attribute of `kernel` on `device` to at least `value`,
+ * once: a later call asking no more makes no runtime call. A handful of
+ * (kernel, device, attribute) triples are ever set: a linear table under a
+ * lock. */
+static cudaError_t set_attribute_once(const void *kernel, int device, cudaFuncAttribute attr, int value)
 {
     static std::mutex lock;
     static struct {
         const void *kernel;
         int device;
-        size_t smem;
+        cudaFuncAttribute attr;
+        int value;
     } done[128];
     static int used = 0;
     std::lock_guard<std::mutex> hold(lock);
     int i = 0;
-    while (i < used && !(done[i].kernel == kernel && done[i].device == device)) i++;
-    if (i < used && done[i].smem >= smem) return cudaSuccess;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    while (i < used && !(done[i].kernel == kernel && done[i].device == device && done[i].attr == attr)) i++;
+    if (i < used && done[i].value >= value) return cudaSuccess;
+    cudaError_t e = cudaFuncSetAttribute(kernel, attr, value);
     if (e == cudaSuccess && i < 128) {
-        done[i] = {kernel, device, smem};
+        done[i] = {kernel, device, attr, value};
         if (i == used) used++;
     }
     return e;
@@ -84,28 +87,17 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
                  void **args, const char *file, int line, size_t smem)
 {
     cudaError_t e = cudaSuccess;
-    if (smem > (48u << 10)) e = allow_smem(kernel, ctx->device, smem);
+    if (smem > (48u << 10))
+        e = set_attribute_once(kernel, ctx->device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e == cudaSuccess)
         e = cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, smem, static_cast<cudaStream_t>(ctx->stream));
     return launched(ctx, e, "launch", what, grid, block, file, line);
 }
 
-/* Kernels (per device) that may run clusters of more than 8 blocks; the
- * attribute is set once, on the first such launch. */
+/* Lets `kernel` run clusters of more than 8 blocks on `device`. */
 static cudaError_t allow_large_clusters(const void *kernel, int device)
 {
-    static std::mutex lock;
-    static struct {
-        const void *kernel;
-        int device;
-    } done[128];
-    static int used = 0;
-    std::lock_guard<std::mutex> hold(lock);
-    for (int i = 0; i < used; i++)
-        if (done[i].kernel == kernel && done[i].device == device) return cudaSuccess;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (e == cudaSuccess && used < 128) done[used++] = {kernel, device};
-    return e;
+    return set_attribute_once(kernel, device, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
 }
 
 /* A launch of `grid` blocks in clusters of `cluster`; `attr` is the
@@ -184,7 +176,7 @@ unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t
             return capped(table[i].blocks);
     int per_sm = 0;
     if (smem > 0 &&
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        set_attribute_once(kernel, ctx->device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }

@@ -499,7 +499,14 @@ reduce_shape shape_for(const gp_ctx *ctx, const kernel_choice &k, int64_t n, siz
     const int64_t per_block = (int64_t)kReduceThreads * kReduceMinVectorsPerThread;
     const int64_t want = (vectors + per_block - 1) / per_block;
     const int64_t cap = (int64_t)state(ctx)->sm_count * kReduceBlocksPerSm;
-    return {(int)(want < cap ? want : cap), false};
+    return {(int)(want < cap ? want : cap), 0};
+}
+
+/* Workspace bytes for a grid: partials for the ticket finish only. */
+size_t partials_bytes(const kernel_choice &k, const reduce_shape &shape)
+{
+    const bool partials = shape.grid > 1 && shape.cluster == 0 && !k.packed;
+    return partials ? (size_t)shape.grid * sizeof(uint64_t) : 0;
 }
 
 } // namespace
@@ -507,9 +514,7 @@ reduce_shape shape_for(const gp_ctx *ctx, const kernel_choice &k, int64_t n, siz
 size_t reduce_workspace(const gp_ctx *ctx, const gp_reduce_args *a)
 {
     const kernel_choice k = choose_kernel(a->op, a->in_t, a->out_t);
-    const reduce_shape shape = shape_for(ctx, k, a->n, gp_dtype_size(a->in_t));
-    const bool partials = shape.grid > 1 && shape.cluster == 0 && !k.packed;
-    return partials ? (size_t)shape.grid * sizeof(uint64_t) : 0;
+    return partials_bytes(k, shape_for(ctx, k, a->n, gp_dtype_size(a->in_t)));
 }
 
 gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
@@ -525,7 +530,7 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
 
     const kernel_choice k = choose_kernel(a->op, a->in_t, a->out_t);
     const reduce_shape shape = shape_for(ctx, k, a->n, in_size);
-    if (!k.fn || (!ws && reduce_workspace(ctx, a) > 0))
+    if (!k.fn || (!ws && partials_bytes(k, shape) > 0))
         return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_reduce: no CUDA kernel or workspace for %s %s -> %s",
                             gp_op_name(a->op), gp_dtype_name(a->in_t), gp_dtype_name(a->out_t));
 

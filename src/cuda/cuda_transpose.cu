@@ -585,8 +585,8 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
         j.tall = p.cols <= p.rows;
         /* kTallRuns runs a thread where that still gives every SM a block,
          * else one (1000 x 16 would run on 8 SMs). */
-        const long long wide_unit = kWarp * kTallRuns;
-        j.runs = (p.rows + wide_unit - 1) / wide_unit * p.batch >= state(ctx)->sm_count ? kTallRuns : 1;
+        const long long most = kWarp * kTallRuns; /* rows a block takes at kTallRuns runs */
+        j.runs = (p.rows + most - 1) / most * p.batch >= state(ctx)->sm_count ? kTallRuns : 1;
         const long long unit = kWarp * j.runs; /* rows a transpose_tall block takes */
         j.per_matrix = j.tall ? (p.rows + unit - 1) / unit : p.rows * p.cols;
         j.jobs = p.batch * j.per_matrix;
