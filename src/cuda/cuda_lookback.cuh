@@ -30,9 +30,11 @@
  * 2^24 launches; for a stale tag never to pass for a fresh one, each launch
  * also zeroes (scrubs) kScrubPerLaunch tags outside the range it uses,
  * sweeping the whole arena every arena_slots / 256 launches, far fewer than
- * 2^24. The payload holds a value of up to 32 bits or a count below 2^38;
- * wider values go to the value slots, written before the tag with release
- * semantics and read after it with acquire semantics.
+ * 2^24. The payload holds a value of up to 32 bits or a count below 2^38.
+ * An 8-byte scan value travels with a copy of its tag in one 16-byte word
+ * of the value slots, stored and loaded as one access ("wide statuses"
+ * below); other wider values go to the value slots, written before the tag
+ * with release semantics and read after it with acquire semantics.
  *
  * Where the arena lives: in a buffer the context keeps for look-back alone
  * (allocated zeroed, grown rarely), so the hot path makes one launch and no
@@ -146,6 +148,40 @@ __device__ __forceinline__ void st_release(unsigned long long *p, unsigned long 
 #endif
 }
 
+/* A status's tag and 8-byte value as one 16-byte access: with nothing
+ * outside the word to order, relaxed is enough on both sides. */
+struct wide_word {
+    unsigned long long tag, value;
+};
+
+__device__ __forceinline__ void st_wide(unsigned long long *p, unsigned long long tag, unsigned long long value)
+{
+#ifdef GP_CUDA_EMULATE
+    unsigned __int128 w = (unsigned __int128)value << 64 | tag;
+    __atomic_store(reinterpret_cast<unsigned __int128 *>(p), &w, __ATOMIC_RELAXED);
+#else
+    asm volatile("{\n\t.reg .b128 w;\n\tmov.b128 w, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], w;\n\t}" ::"l"(p),
+                 "l"(tag), "l"(value)
+                 : "memory");
+#endif
+}
+
+__device__ __forceinline__ wide_word ld_wide(const unsigned long long *p)
+{
+    wide_word v;
+#ifdef GP_CUDA_EMULATE
+    unsigned __int128 w;
+    __atomic_load(reinterpret_cast<const unsigned __int128 *>(p), &w, __ATOMIC_RELAXED);
+    v.tag = (unsigned long long)w, v.value = (unsigned long long)(w >> 64);
+#else
+    asm volatile("{\n\t.reg .b128 w;\n\tld.relaxed.gpu.global.b128 w, [%2];\n\tmov.b128 {%0, %1}, w;\n\t}"
+                 : "=l"(v.tag), "=l"(v.value)
+                 : "l"(p)
+                 : "memory");
+#endif
+    return v;
+}
+
 /* ------------------------------------------------------------------ tags */
 
 __device__ __forceinline__ unsigned long long make_tag(unsigned epoch, unsigned state, unsigned long long payload)
@@ -211,6 +247,18 @@ __device__ __forceinline__ unsigned long long get_value(const arena &a, unsigned
     return ld_relaxed(a.values + 2 * slot + which);
 }
 
+/* Wide statuses: a status and its 8-byte value in the 16 bytes of `slot`'s
+ * value slots (the tag first), written at once; an inclusive one replaces
+ * the aggregate. The tags array is not used for such a slot. */
+__device__ __forceinline__ void publish_wide(const arena &a, unsigned long long slot, unsigned epoch, unsigned state,
+                                             unsigned long long value)
+{
+    st_wide(a.values + 2 * slot, make_tag(epoch, state, 0), value);
+#ifdef GP_CUDA_EMULATE
+    gp_emu_published(state, slot);
+#endif
+}
+
 /* --------------------------------------------------------------- tickets */
 
 struct ticket {
@@ -242,7 +290,10 @@ __device__ __forceinline__ ticket take_ticket(const arena &a, unsigned tickets, 
          * in this launch reads a tag at or past slots_used. */
         const unsigned long long p =
             ((unsigned long long)(k.epoch & kEpochMask) * kScrubPerLaunch + threadIdx.x) % a.slots;
-        if (p >= slots_used) st_relaxed(a.tags + p, 0ull);
+        if (p >= slots_used) {
+            st_relaxed(a.tags + p, 0ull);
+            st_relaxed(a.values + 2 * p, 0ull); /* a wide status's tag */
+        }
     }
     return k;
 }
@@ -274,9 +325,11 @@ __device__ __forceinline__ void backoff(unsigned &delay_ns)
  *
  * InTag: a status's value is all in its tag (read looks at nothing else),
  * so with GP_LOOKBACK_RELAXED the polls are relaxed loads: there is nothing
- * behind the tag for an acquire to order.
+ * behind the tag for an acquire to order. Wide: the statuses are wide words
+ * (publish_wide), polled with relaxed 16-byte loads, and read is given the
+ * word's value in place of the tag.
  */
-template <class Op, class A, unsigned Need, unsigned Stop, bool InTag = false, class Read>
+template <class Op, class A, unsigned Need, unsigned Stop, bool InTag = false, bool Wide = false, class Read>
 __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_id, unsigned epoch, Read read)
 {
     constexpr int M = kLookbackTagsPerLane;
@@ -284,7 +337,7 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
     A acc = Op::template identity<A>();
     long long newest = (long long)tile_id - 1; /* lane l, round j: newest - 32 j - l */
     for (;;) {
-        unsigned long long tag[M];
+        unsigned long long tag[M], value[M];
         /* Bit j: round j's status is up to the nearest stop (combine it), is
          * the stop. Bits, not arrays: the look-back runs beside the tile's
          * registers, under the block's cap. */
@@ -295,7 +348,14 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
 #pragma unroll
             for (int j = 0; j < M; j++) {
                 const long long k = newest - j * kWarp - lane;
-                tag[j] = k < 0 ? 0ull : InTag && GP_LOOKBACK_RELAXED ? ld_relaxed(a.tags + k) : ld_acquire(a.tags + k);
+                if constexpr (Wide) {
+                    const wide_word w = k < 0 ? wide_word{0ull, 0ull} : ld_wide(a.values + 2 * k);
+                    tag[j] = w.tag, value[j] = w.value;
+                } else {
+                    tag[j] = k < 0          ? 0ull
+                             : InTag && GP_LOOKBACK_RELAXED ? ld_relaxed(a.tags + k)
+                                                            : ld_acquire(a.tags + k);
+                }
             }
             bool waiting = false;
             take = 0, at_stop = 0, stopped = false;
@@ -320,7 +380,8 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
 #pragma unroll
         for (int j = 0; j < M; j++)
             if (take >> j & 1u)
-                v = Op::apply(v, read((unsigned long long)(newest - j * kWarp - lane), tag[j], (at_stop >> j & 1u) != 0));
+                v = Op::apply(v, read((unsigned long long)(newest - j * kWarp - lane), Wide ? value[j] : tag[j],
+                                      (at_stop >> j & 1u) != 0));
         acc = Op::apply(tile::warp_all<Op>(v), acc);
         if (stopped) return acc;
         newest -= M * kWarp;

@@ -73,30 +73,28 @@ __host__ __device__ constexpr int scan_stages()
     return stage::stages_for(scan_tile_bytes<In, A>(), GP_SCAN_STAGE_BYTES);
 }
 
-/* A scan's status value fits a tag's payload up to 32 bits; wider ones sit
- * in the value slots (0: aggregate, 1: inclusive). One lane publishes. */
+/* A scan's status value fits a tag's payload up to 32 bits; 8-byte ones
+ * are wide statuses (the tag and the value in one 16-byte word). One lane
+ * publishes. */
 template <class A>
 __device__ __forceinline__ void publish_value(const lookback::arena &ar, unsigned long long tile, unsigned epoch,
                                               unsigned state, A v)
 {
-    if constexpr (sizeof(A) <= 4) {
-        lookback::publish_payload(ar, tile, epoch, state, lookback::to_slot(v));
-    } else {
-        lookback::put_value(ar, tile, state == lookback::kInclusive ? 1 : 0, lookback::to_slot(v));
-        lookback::publish(ar, tile, epoch, state, 0);
-    }
+    if constexpr (sizeof(A) <= 4) lookback::publish_payload(ar, tile, epoch, state, lookback::to_slot(v));
+    else lookback::publish_wide(ar, tile, epoch, state, lookback::to_slot(v));
 }
 
 /* Warp-wide: the combination of everything before `tile` (not tile 0). */
 template <class Op, class A>
 __device__ __forceinline__ A prefix_before(const lookback::arena &ar, unsigned long long tile, unsigned epoch)
 {
-    auto read = [&ar](unsigned long long k, unsigned long long tag, bool at_stop) -> A {
-        if constexpr (sizeof(A) <= 4) return lookback::from_slot<A>(lookback::tag_payload(tag));
-        else return lookback::from_slot<A>(lookback::get_value(ar, k, at_stop ? 1 : 0));
+    /* bits: the tag (its payload is the value), or a wide status's value */
+    auto read = [](unsigned long long, unsigned long long bits, bool) -> A {
+        if constexpr (sizeof(A) <= 4) return lookback::from_slot<A>(lookback::tag_payload(bits));
+        else return lookback::from_slot<A>(bits);
     };
-    return lookback::look_back<Op, A, lookback::kAggregate, lookback::kInclusive, sizeof(A) <= 4>(ar, tile, epoch,
-                                                                                                   read);
+    return lookback::look_back<Op, A, lookback::kAggregate, lookback::kInclusive, sizeof(A) <= 4, (sizeof(A) > 4)>(
+        ar, tile, epoch, read);
 }
 
 /* x (thread-local inclusive scans, warp_scan_rows) becomes base op the
@@ -355,9 +353,9 @@ gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out)
     if (ctx->have_user_ws) {
         if (!ws) return gp_set_error(ctx, GP_STATUS_INTERNAL, "look-back: no workspace for %llu tiles", slots);
         /* The caller's workspace may hold anything (other calls share it):
-         * zero the control word and the tags. The values need no clearing:
-         * they are read only behind a tag of this launch. */
-        GP_CUDA_TRY(ctx, cudaMemsetAsync(ws, 0, kArenaControlBytes + tag_bytes(slots), stream));
+         * zero the whole arena, the value slots too, since wide statuses
+         * keep their tags there. */
+        GP_CUDA_TRY(ctx, cudaMemsetAsync(ws, 0, arena_bytes(slots), stream));
         *out = arena_at(ws, slots);
         return GP_STATUS_OK;
     }
