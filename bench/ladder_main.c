@@ -352,7 +352,9 @@ int gp_ladder_main(int argc, char **argv)
 
     gpb_env env;
     memset(&env, 0, sizeof env);
-    env.opts = (gpb_opts){GP_BACKEND_CUDA, a.device, a.runs, a.warmup, a.seed};
+    /* hold: unused, the ladders time their kernels with their own events */
+    env.opts = (gpb_opts){.backend = GP_BACKEND_CUDA, .device = a.device, .runs = a.runs, .warmup = a.warmup,
+                          .seed = a.seed, .hold = 0};
     gp_status st = gp_ctx_create(&env.ctx, GP_BACKEND_CUDA, a.device);
     if (st != GP_STATUS_OK) {
         char detail[256] = "";

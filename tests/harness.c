@@ -259,3 +259,15 @@ bool gpt_guarded_check(gpt_guarded *g, void *payload, char *why, size_t why_size
     if (g->ctx) free(img);
     return ok;
 }
+
+bool gpt_unchanged(gp_ctx *ctx, const void *dev, const void *host, size_t bytes, const char *what, char *why,
+                   size_t why_size)
+{
+    unsigned char *back = malloc(bytes + 1);
+    if (!back) abort();
+    gp_status s = gp_copy_to_host(ctx, back, dev, bytes);
+    bool ok = s == GP_STATUS_OK && memcmp(back, host, bytes) == 0;
+    if (!ok) snprintf(why, why_size, "the %s changed (%s)", what, gp_status_name(s));
+    free(back);
+    return ok;
+}

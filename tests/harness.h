@@ -126,4 +126,9 @@ gp_status gpt_guarded_poison(gpt_guarded *g, const void *poison, size_t plen);
  * canary changed (or the copy failed). */
 bool gpt_guarded_check(gpt_guarded *g, void *payload, char *why, size_t why_size);
 
+/* True when `bytes` of context memory at `dev` still equal `host`: an input
+ * a call must only read. Else says "the `what` changed" in `why`. */
+bool gpt_unchanged(gp_ctx *ctx, const void *dev, const void *host, size_t bytes, const char *what, char *why,
+                   size_t why_size);
+
 #endif

@@ -349,22 +349,9 @@ static void run_case(gpt *t, long k, const xcase *c, bufs *b)
             ok = false;
         }
     if (ok && c->n <= 4096) { /* the inputs are const */
-        size_t bytes = (size_t)(c->in_off + c->n) * sz;
-        unsigned char *back = malloc(bytes + 1);
-        if (!back) abort();
-        s = gp_copy_to_host(t->ctx, back, b->dev_in, bytes);
-        if (s != GP_STATUS_OK || memcmp(back, b->host_in, bytes) != 0) {
-            snprintf(why, sizeof why, "the input changed (%s)", gp_status_name(s));
-            ok = false;
-        }
-        if (ok && flagged) {
-            s = gp_copy_to_host(t->ctx, back, b->dev_flags, (size_t)(c->in_off + c->n));
-            if (s != GP_STATUS_OK || memcmp(back, b->host_flags, (size_t)(c->in_off + c->n)) != 0) {
-                snprintf(why, sizeof why, "the flags changed (%s)", gp_status_name(s));
-                ok = false;
-            }
-        }
-        free(back);
+        const size_t len = (size_t)(c->in_off + c->n);
+        ok = gpt_unchanged(t->ctx, b->dev_in, b->host_in, len * sz, "input", why, sizeof why);
+        if (ok && flagged) ok = gpt_unchanged(t->ctx, b->dev_flags, b->host_flags, len, "flags", why, sizeof why);
     }
     if (ok) gpt_pass(t);
     else gpt_fail(t, "%s: %s", desc, why);

@@ -6,29 +6,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "cpu_reference_int.h"
 #include "gp_internal.h"
 
 /* ------------------------------------------------------------ element access */
-
-static int64_t get_signed(const void *p, gp_dtype t, int64_t i)
-{
-    switch (gp_dtype_size(t)) {
-    case 1: return ((const int8_t *)p)[i];
-    case 2: return ((const int16_t *)p)[i];
-    case 4: return ((const int32_t *)p)[i];
-    default: return ((const int64_t *)p)[i];
-    }
-}
-
-static uint64_t get_unsigned(const void *p, gp_dtype t, int64_t i)
-{
-    switch (gp_dtype_size(t)) {
-    case 1: return ((const uint8_t *)p)[i];
-    case 2: return ((const uint16_t *)p)[i];
-    case 4: return ((const uint32_t *)p)[i];
-    default: return ((const uint64_t *)p)[i];
-    }
-}
 
 static double get_float(const void *p, gp_dtype t, int64_t i)
 {
@@ -36,28 +17,6 @@ static double get_float(const void *p, gp_dtype t, int64_t i)
 }
 
 /* ---------------------------------------------------------------------- scan */
-
-static int64_t sign_extend(uint64_t v, unsigned bits)
-{
-    if (bits == 64) return (int64_t)v;
-    uint64_t sign = 1ull << (bits - 1);
-    return (int64_t)((v ^ sign) - sign);
-}
-
-/* The identity of op in out_t's width, as low bits of a uint64_t. */
-static uint64_t int_identity(gp_op op, gp_dtype out_t)
-{
-    unsigned bits = 8u * (unsigned)gp_dtype_size(out_t);
-    uint64_t ones = bits == 64 ? ~0ull : (1ull << bits) - 1;
-    bool is_signed = gp_dtype_kind(out_t) == GP_KIND_SIGNED;
-    switch (op) {
-    case GP_OP_PROD: return 1;
-    case GP_OP_AND: return ones;
-    case GP_OP_MIN: return is_signed ? ones >> 1 : ones;
-    case GP_OP_MAX: return is_signed ? (ones >> 1) + 1 : 0;
-    default: return 0;
-    }
-}
 
 /* Integers: each element converted to out_t, combined in out_t's width;
  * sum and product wrap (done in uint64_t, truncated after every step). */
@@ -68,28 +27,16 @@ static void ref_scan_int(const void *in, gp_dtype in_t, int64_t n, gp_op op, boo
     unsigned bits = 8u * (unsigned)osz;
     uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
     bool is_signed = gp_dtype_kind(out_t) == GP_KIND_SIGNED;
-    uint64_t acc = int_identity(op, out_t);
+    uint64_t acc = ref_int_identity(op, out_t);
     if (exclusive && init) {
         acc = 0;
         memcpy(&acc, init, osz); /* little-endian: the low bytes */
     }
     for (int64_t i = 0; i < n; i++) {
         /* Read before writing: out may be in. */
-        uint64_t v = (is_signed ? (uint64_t)get_signed(in, in_t, i) : get_unsigned(in, in_t, i)) & mask;
+        uint64_t v = (is_signed ? (uint64_t)ref_get_signed(in, in_t, i) : ref_get_unsigned(in, in_t, i)) & mask;
         if (exclusive) memcpy((char *)out + (size_t)i * osz, &acc, osz);
-        switch (op) {
-        case GP_OP_SUM: acc = (acc + v) & mask; break;
-        case GP_OP_PROD: acc = (acc * v) & mask; break;
-        case GP_OP_AND: acc &= v; break;
-        case GP_OP_OR: acc |= v; break;
-        case GP_OP_XOR: acc ^= v; break;
-        case GP_OP_MIN:
-            if (is_signed ? sign_extend(v, bits) < sign_extend(acc, bits) : v < acc) acc = v;
-            break;
-        case GP_OP_MAX:
-            if (is_signed ? sign_extend(v, bits) > sign_extend(acc, bits) : v > acc) acc = v;
-            break;
-        }
+        acc = ref_int_combine(op, acc, v, bits, mask, is_signed);
         if (!exclusive) memcpy((char *)out + (size_t)i * osz, &acc, osz);
     }
 }
@@ -138,11 +85,11 @@ bool gp_ref_selected(const void *in, gp_dtype t, int64_t i, const uint8_t *flags
     if (flags) return flags[i] != 0;
     switch (gp_dtype_kind(t)) {
     case GP_KIND_SIGNED: {
-        int64_t x = get_signed(in, t, i), v = get_signed(value, t, 0);
+        int64_t x = ref_get_signed(in, t, i), v = ref_get_signed(value, t, 0);
         return GP_REF_COMPARE(x, v, cmp);
     }
     case GP_KIND_UNSIGNED: {
-        uint64_t x = get_unsigned(in, t, i), v = get_unsigned(value, t, 0);
+        uint64_t x = ref_get_unsigned(in, t, i), v = ref_get_unsigned(value, t, 0);
         return GP_REF_COMPARE(x, v, cmp);
     }
     default: {
@@ -191,11 +138,11 @@ int64_t gp_ref_filter(const void *in, gp_dtype t, int64_t n, bool descending, vo
     for (int64_t i = 0; i < n; i++) {
         bool keep;
         if (kind == GP_KIND_SIGNED) {
-            int64_t x = get_signed(in, t, i);
+            int64_t x = ref_get_signed(in, t, i);
             keep = !have || (descending ? x <= ms : x >= ms);
             if (keep) ms = x;
         } else if (kind == GP_KIND_UNSIGNED) {
-            uint64_t x = get_unsigned(in, t, i);
+            uint64_t x = ref_get_unsigned(in, t, i);
             keep = !have || (descending ? x <= mu : x >= mu);
             if (keep) mu = x;
         } else {

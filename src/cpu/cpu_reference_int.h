@@ -1,0 +1,71 @@
+/* Integer elements and ops of the serial references (cpu_reference.c,
+ * cpu_reference_scan.c): values held as the low bits of a uint64_t in
+ * out_t's width, so that sum and product wrap as out_t does. */
+#ifndef GP_CPU_REFERENCE_INT_H
+#define GP_CPU_REFERENCE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gp_internal.h"
+
+/* Element i of p, an integer array of dtype t, sign- or zero-extended. */
+static inline int64_t ref_get_signed(const void *p, gp_dtype t, int64_t i)
+{
+    switch (gp_dtype_size(t)) {
+    case 1: return ((const int8_t *)p)[i];
+    case 2: return ((const int16_t *)p)[i];
+    case 4: return ((const int32_t *)p)[i];
+    default: return ((const int64_t *)p)[i];
+    }
+}
+
+static inline uint64_t ref_get_unsigned(const void *p, gp_dtype t, int64_t i)
+{
+    switch (gp_dtype_size(t)) {
+    case 1: return ((const uint8_t *)p)[i];
+    case 2: return ((const uint16_t *)p)[i];
+    case 4: return ((const uint32_t *)p)[i];
+    default: return ((const uint64_t *)p)[i];
+    }
+}
+
+static inline int64_t ref_sign_extend(uint64_t v, unsigned bits)
+{
+    if (bits == 64) return (int64_t)v;
+    uint64_t sign = 1ull << (bits - 1);
+    return (int64_t)((v ^ sign) - sign);
+}
+
+/* The identity of op in out_t's width, as low bits of a uint64_t. */
+static inline uint64_t ref_int_identity(gp_op op, gp_dtype out_t)
+{
+    unsigned bits = 8u * (unsigned)gp_dtype_size(out_t);
+    uint64_t ones = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    bool is_signed = gp_dtype_kind(out_t) == GP_KIND_SIGNED;
+    switch (op) {
+    case GP_OP_PROD: return 1;
+    case GP_OP_AND: return ones;
+    case GP_OP_MIN: return is_signed ? ones >> 1 : ones;    /* largest value */
+    case GP_OP_MAX: return is_signed ? (ones >> 1) + 1 : 0; /* smallest value */
+    default: return 0;
+    }
+}
+
+/* acc op v, both `bits` wide (mask: those bits), truncated after the step. */
+static inline uint64_t ref_int_combine(gp_op op, uint64_t acc, uint64_t v, unsigned bits, uint64_t mask,
+                                       bool is_signed)
+{
+    switch (op) {
+    case GP_OP_SUM: return (acc + v) & mask;
+    case GP_OP_PROD: return (acc * v) & mask;
+    case GP_OP_AND: return acc & v;
+    case GP_OP_OR: return acc | v;
+    case GP_OP_XOR: return acc ^ v;
+    case GP_OP_MIN: return (is_signed ? ref_sign_extend(v, bits) < ref_sign_extend(acc, bits) : v < acc) ? v : acc;
+    case GP_OP_MAX: return (is_signed ? ref_sign_extend(v, bits) > ref_sign_extend(acc, bits) : v > acc) ? v : acc;
+    }
+    return acc;
+}
+
+#endif
