@@ -391,6 +391,34 @@ __global__ void __launch_bounds__(kHistThreads, kHistBytesBlocksPerSm) hist_byte
     flush_rows(cnt, 256, 5, p.hist, row_bin);
 }
 
+/* The body's tiles of this block (the grid strides over them): each
+ * element's bin, or -1 past the end, goes to deposit (every lane of a warp
+ * calls it), then tile_done() runs once a tile. */
+template <class T, bool Edges, class Deposit, class TileDone>
+__device__ __forceinline__ void deposit_tiles(const T *in, const hist_params &p, const T *e, Deposit &deposit,
+                                              TileDone &&tile_done)
+{
+    constexpr int kPer = 16 / sizeof(T);
+    constexpr long long kTile = (long long)kHistThreads * kHistUnroll;
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
+    for (long long base = blockIdx.x * kTile; base < p.L.nvec; base += (long long)gridDim.x * kTile) {
+        const bool full = base + kTile <= p.L.nvec;
+        vec16<T> v[kHistUnroll];
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            long long i = base + u * kHistThreads + threadIdx.x;
+            if (full || i < p.L.nvec) v[u].raw = load_stream<0>(body + i);
+        }
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; u++) {
+            const bool ok = full || base + u * kHistThreads + threadIdx.x < p.L.nvec;
+#pragma unroll
+            for (int k = 0; k < kPer; k++) deposit(ok ? bin_of<T, Edges>(v[u].e[k], p, e) : -1);
+        }
+        tile_done();
+    }
+}
+
 /* ------------------------------------------------------ wider inputs, shared */
 
 template <class T, bool Edges, bool Match>
@@ -424,27 +452,13 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
     };
     auto row_bin = [](int row) { return row; };
 
-    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
     int tiles = 0;
-    for (long long base = blockIdx.x * kTile; base < p.L.nvec; base += (long long)gridDim.x * kTile) {
-        const bool full = base + kTile <= p.L.nvec;
-        vec16<T> v[kHistUnroll];
-#pragma unroll
-        for (int u = 0; u < kHistUnroll; u++) {
-            long long i = base + u * kHistThreads + threadIdx.x;
-            if (full || i < p.L.nvec) v[u].raw = load_stream<0>(body + i);
-        }
-#pragma unroll
-        for (int u = 0; u < kHistUnroll; u++) {
-            const bool ok = full || base + u * kHistThreads + threadIdx.x < p.L.nvec;
-#pragma unroll
-            for (int k = 0; k < kPer; k++) deposit(ok ? bin_of<T, Edges>(v[u].e[k], p, e) : -1);
-        }
+    deposit_tiles<T, Edges>(in, p, e, deposit, [&] {
         if (++tiles == kRoundTiles) { /* block-uniform */
             flush_rows(cnt, p.bins, cshift, p.hist, row_bin);
             tiles = 0;
         }
-    }
+    });
     if (blockIdx.x == 0 && threadIdx.x < 32) { /* the whole warp: deposit may group */
         const int b = lane < p.L.head + p.L.tail ? bin_of<T, Edges>(in[edge_index<T>(p.L, lane)], p, e) : -1;
         deposit(b);
@@ -457,8 +471,6 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
 template <class T, bool Edges>
 __global__ void __launch_bounds__(kHistThreads, 2) hist_global_kernel(const T *in, hist_params p)
 {
-    constexpr int kPer = 16 / sizeof(T);
-    constexpr long long kTile = (long long)kHistThreads * kHistUnroll;
     if (p.zero_first) {
         for (int i = threadIdx.x; i < p.bins; i += kHistThreads) p.hist[i] = 0;
         __syncthreads();
@@ -471,22 +483,7 @@ __global__ void __launch_bounds__(kHistThreads, 2) hist_global_kernel(const T *i
         if (b >= 0 && lane == __ffs(peers) - 1) atomicAdd(p.hist + b, (unsigned long long)__popc(peers));
     };
 
-    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
-    for (long long base = blockIdx.x * kTile; base < p.L.nvec; base += (long long)gridDim.x * kTile) {
-        const bool full = base + kTile <= p.L.nvec;
-        vec16<T> v[kHistUnroll];
-#pragma unroll
-        for (int u = 0; u < kHistUnroll; u++) {
-            long long i = base + u * kHistThreads + threadIdx.x;
-            if (full || i < p.L.nvec) v[u].raw = load_stream<0>(body + i);
-        }
-#pragma unroll
-        for (int u = 0; u < kHistUnroll; u++) {
-            const bool ok = full || base + u * kHistThreads + threadIdx.x < p.L.nvec;
-#pragma unroll
-            for (int k = 0; k < kPer; k++) deposit(ok ? bin_of<T, Edges>(v[u].e[k], p, e) : -1);
-        }
-    }
+    deposit_tiles<T, Edges>(in, p, e, deposit, [] {});
     if (blockIdx.x == 0 && threadIdx.x < 32) {
         const int b = lane < p.L.head + p.L.tail ? bin_of<T, Edges>(in[edge_index<T>(p.L, lane)], p, e) : -1;
         deposit(b);
