@@ -153,11 +153,7 @@ __global__ void __launch_bounds__(kPipeThreads, pipelined_blocks_per_sm(sizeof(I
     }
 
     /* ------------------------------------------------------- the scan warps */
-    if (threadIdx.x == 0)
-        for (int s = 0; s < kStages; s++) {
-            const unsigned long long tile = t.index + tile_of(s);
-            if (tile < p.tiles && whole(tile)) fetch(tile, s);
-        }
+    if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
     /* Adds use u's prefix to its parked local scan and stores it. */
     auto finish = [&](unsigned u) {
         const int s = (int)(u % kStages);
@@ -199,15 +195,8 @@ __global__ void __launch_bounds__(kPipeThreads, pipelined_blocks_per_sm(sizeof(I
          * compute-sanitizer racecheck can follow. */
         if (threadIdx.x == 0) total_of[s] = tile_total;
         stage::arrive(&totalled[s]);
-        if (threadIdx.x == 0) {
-            /* Every scan warp finished use - 1 - K before this barrier:
-             * its stage takes the use kStages after it. */
-            if (use >= kLookbackWarps + 1) {
-                const unsigned next = use - 1 - kLookbackWarps + kStages;
-                const unsigned long long ahead = t.index + tile_of(next);
-                if (ahead < p.tiles && whole(ahead)) fetch(ahead, (int)(next % kStages));
-            }
-        }
+        /* Every scan warp finished use - 1 - K before this barrier. */
+        if (threadIdx.x == 0) stage::refill<kStages>(use, kLookbackWarps, t.index, p.tiles, tile_of, whole, fetch);
         finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x); /* the tile-local scan */
         park_rows<In, A, S, Items>(seg, x);
         if (use >= kLookbackWarps) finish(use - kLookbackWarps);

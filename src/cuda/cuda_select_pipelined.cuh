@@ -188,11 +188,7 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
     }
 
     /* ------------------------------------------------------- the scan warps */
-    if (threadIdx.x == 0)
-        for (int s = 0; s < kStages; s++) {
-            const unsigned long long tile = t.index + tile_of(s);
-            if (tile < p.tiles && whole(tile)) fetch(tile, s);
-        }
+    if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
     if (p.partition) {
         if (p.group == 1) count_uses<T, ByFlags, 1>(p, t, counts, counted_c, placed_c);
         else count_uses<T, ByFlags, kPartitionGroup>(p, t, counts, counted_c, placed_c);
@@ -266,12 +262,8 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */
         if (threadIdx.x == 0) kept_of[s] = kept;
         stage::arrive(&counted[s]);
-        if (threadIdx.x == 0 && use >= K + 1) {
-            /* Every scan warp finished use - 1 - K before this use's barrier. */
-            const unsigned next = use - 1 - K + kStages;
-            const unsigned long long ahead = t.index + tile_of(next);
-            if (ahead < p.tiles && whole(ahead)) fetch(ahead, (int)(next % kStages));
-        }
+        /* Every scan warp finished use - 1 - K before this use's barrier. */
+        if (threadIdx.x == 0) stage::refill<kStages>(use, K, t.index, p.tiles, tile_of, whole, fetch);
         if (use >= K) finish(use - K);
     }
     sync_select_warps{}(); /* the last runs were compacted by other threads */

@@ -134,6 +134,35 @@ __device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes
     copy(dst, src, bytes, bar);
 }
 
+/* A persistent block's stage ring: its use u is tile first + tile_of(u) in
+ * stage u % Stages, and thread 0 fetches a use's tile ahead when it is
+ * whole (whole(tile)); fetch(tile, stage) issues the copies. */
+
+/* Thread 0, before the first use: the tiles of the first Stages uses. */
+template <int Stages, class TileOf, class Whole, class Fetch>
+__device__ __forceinline__ void prime(unsigned long long first, unsigned long long tiles, TileOf &tile_of, Whole &whole,
+                                      Fetch &fetch)
+{
+    for (int s = 0; s < Stages; s++) {
+        const unsigned long long tile = first + tile_of(s);
+        if (tile < tiles && whole(tile)) fetch(tile, s);
+    }
+}
+
+/* Thread 0 at use `use`, after a barrier that every reader of the stages
+ * passes only once it is done with use - 1 - K (K uses are left to finish
+ * behind the current one): that use's stage takes use - 1 - K + Stages. */
+template <int Stages, class TileOf, class Whole, class Fetch>
+__device__ __forceinline__ void refill(unsigned use, unsigned K, unsigned long long first, unsigned long long tiles,
+                                       TileOf &tile_of, Whole &whole, Fetch &fetch)
+{
+    if (use >= K + 1) {
+        const unsigned next = use - 1 - K + Stages;
+        const unsigned long long ahead = first + tile_of(next);
+        if (ahead < tiles && whole(ahead)) fetch(ahead, (int)(next % Stages));
+    }
+}
+
 /* Stages of `tile_bytes` a block keeps within `budget` bytes: at least 2
  * (one read while the next lands), at most 4. */
 __host__ __device__ constexpr int stages_for(long long tile_bytes, long long budget)
