@@ -5,11 +5,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu_reference_int.h"
+#include "cpu_reference_ops.h"
 #include "gp_internal.h"
 
 /* Integers: each element converted to out_t and combined in out_t's width;
- * sum and product wrap (cpu_reference_int.h). */
+ * sum and product wrap (cpu_reference_ops.h). */
 static void ref_reduce_int(const void *in, gp_dtype in_t, int64_t n, gp_op op, void *out, gp_dtype out_t)
 {
     unsigned bits = 8u * (unsigned)gp_dtype_size(out_t);
@@ -23,22 +23,15 @@ static void ref_reduce_int(const void *in, gp_dtype in_t, int64_t n, gp_op op, v
     memcpy(out, &acc, gp_dtype_size(out_t)); /* little-endian: the low bytes */
 }
 
-/* Floats: combine in out_t; MIN and MAX let a NaN win and stay. */
-#define GP_REF_FLOAT(T)                                                                \
-    do {                                                                               \
-        T acc = op == GP_OP_SUM ? (T)0 : op == GP_OP_PROD ? (T)1                       \
-              : op == GP_OP_MIN ? (T)INFINITY : (T)-INFINITY;                          \
-        for (int64_t i = 0; i < n; i++) {                                              \
-            T v = in_t == GP_DTYPE_F32 ? (T)((const float *)in)[i] : (T)((const double *)in)[i]; \
-            switch (op) {                                                              \
-            case GP_OP_SUM: acc = acc + v; break;                                      \
-            case GP_OP_PROD: acc = acc * v; break;                                     \
-            case GP_OP_MIN: acc = isnan(acc) ? acc : isnan(v) ? v : v < acc ? v : acc; break; \
-            case GP_OP_MAX: acc = isnan(acc) ? acc : isnan(v) ? v : v > acc ? v : acc; break; \
-            default: break;                                                            \
-            }                                                                          \
-        }                                                                              \
-        memcpy(out, &acc, sizeof acc);                                                 \
+/* Floats: combine in out_t (COMBINE: ref_combine_f32 or _f64). */
+#define GP_REF_FLOAT(T, COMBINE)                                                                     \
+    do {                                                                                             \
+        T acc = (T)ref_float_identity(op);                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                            \
+            T v = in_t == GP_DTYPE_F32 ? (T)((const float *)in)[i] : (T)((const double *)in)[i];     \
+            acc = COMBINE(op, acc, v);                                                               \
+        }                                                                                            \
+        memcpy(out, &acc, sizeof acc);                                                               \
     } while (0)
 
 void gp_ref_reduce(const void *in, gp_dtype in_t, int64_t n, gp_op op, void *out, gp_dtype out_t)
@@ -46,7 +39,7 @@ void gp_ref_reduce(const void *in, gp_dtype in_t, int64_t n, gp_op op, void *out
     if (gp_dtype_kind(out_t) != GP_KIND_FLOAT)
         ref_reduce_int(in, in_t, n, op, out, out_t);
     else if (out_t == GP_DTYPE_F32)
-        GP_REF_FLOAT(float);
+        GP_REF_FLOAT(float, ref_combine_f32);
     else
-        GP_REF_FLOAT(double);
+        GP_REF_FLOAT(double, ref_combine_f64);
 }

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cpu_reference_int.h"
+#include "cpu_reference_ops.h"
 #include "gp_internal.h"
 
 /* ------------------------------------------------------------ element access */
@@ -41,23 +41,16 @@ static void ref_scan_int(const void *in, gp_dtype in_t, int64_t n, gp_op op, boo
     }
 }
 
-/* Floats: combined in out_t; MIN and MAX let a NaN win and stay. */
-#define GP_REF_SCAN_FLOAT(T)                                                                     \
+/* Floats: combined in out_t (COMBINE: ref_combine_f32 or _f64). */
+#define GP_REF_SCAN_FLOAT(T, COMBINE)                                                            \
     do {                                                                                         \
-        T acc = op == GP_OP_SUM ? (T)0 : op == GP_OP_PROD ? (T)1 : op == GP_OP_MIN ? (T)INFINITY \
-                                                                                   : (T)-INFINITY; \
+        T acc = (T)ref_float_identity(op);                                                       \
         if (exclusive && init) memcpy(&acc, init, sizeof acc);                                  \
         T *y = (T *)out;                                                                         \
         for (int64_t i = 0; i < n; i++) {                                                        \
             T v = (T)get_float(in, in_t, i);                                                     \
             if (exclusive) y[i] = acc;                                                           \
-            switch (op) {                                                                        \
-            case GP_OP_SUM: acc = acc + v; break;                                                \
-            case GP_OP_PROD: acc = acc * v; break;                                               \
-            case GP_OP_MIN: acc = isnan(acc) ? acc : isnan(v) ? v : v < acc ? v : acc; break;    \
-            case GP_OP_MAX: acc = isnan(acc) ? acc : isnan(v) ? v : v > acc ? v : acc; break;    \
-            default: break;                                                                      \
-            }                                                                                    \
+            acc = COMBINE(op, acc, v);                                                           \
             if (!exclusive) y[i] = acc;                                                          \
         }                                                                                        \
     } while (0)
@@ -68,9 +61,9 @@ void gp_ref_scan(const void *in, gp_dtype in_t, int64_t n, gp_op op, bool exclus
     if (gp_dtype_kind(out_t) != GP_KIND_FLOAT)
         ref_scan_int(in, in_t, n, op, exclusive, init, out, out_t);
     else if (out_t == GP_DTYPE_F32)
-        GP_REF_SCAN_FLOAT(float);
+        GP_REF_SCAN_FLOAT(float, ref_combine_f32);
     else
-        GP_REF_SCAN_FLOAT(double);
+        GP_REF_SCAN_FLOAT(double, ref_combine_f64);
 }
 
 /* ----------------------------------------------------- selection, partition */

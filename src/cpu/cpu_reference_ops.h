@@ -1,9 +1,11 @@
-/* Integer elements and ops of the serial references (cpu_reference.c,
- * cpu_reference_scan.c): values held as the low bits of a uint64_t in
- * out_t's width, so that sum and product wrap as out_t does. */
-#ifndef GP_CPU_REFERENCE_INT_H
-#define GP_CPU_REFERENCE_INT_H
+/* Elements and ops of the serial references (cpu_reference.c,
+ * cpu_reference_scan.c). Integers are held as the low bits of a uint64_t
+ * in out_t's width, so that sum and product wrap as out_t does; floats
+ * combine in out_t's precision. */
+#ifndef GP_CPU_REFERENCE_OPS_H
+#define GP_CPU_REFERENCE_OPS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -67,5 +69,27 @@ static inline uint64_t ref_int_combine(gp_op op, uint64_t acc, uint64_t v, unsig
     }
     return acc;
 }
+
+/* The identity of a float op (exact in float and in double). */
+static inline double ref_float_identity(gp_op op)
+{
+    return op == GP_OP_SUM ? 0.0 : op == GP_OP_PROD ? 1.0 : op == GP_OP_MIN ? INFINITY : -INFINITY;
+}
+
+/* acc op v in float or in double: MIN and MAX let a NaN win and stay. */
+#define GP_REF_FLOAT_COMBINE_(NAME, T)                                                          \
+    static inline T NAME(gp_op op, T acc, T v)                                                   \
+    {                                                                                            \
+        switch (op) {                                                                            \
+        case GP_OP_SUM: return acc + v;                                                          \
+        case GP_OP_PROD: return acc * v;                                                         \
+        case GP_OP_MIN: return isnan(acc) ? acc : isnan(v) ? v : v < acc ? v : acc;              \
+        case GP_OP_MAX: return isnan(acc) ? acc : isnan(v) ? v : v > acc ? v : acc;              \
+        default: return acc;                                                                     \
+        }                                                                                        \
+    }
+GP_REF_FLOAT_COMBINE_(ref_combine_f32, float)
+GP_REF_FLOAT_COMBINE_(ref_combine_f64, double)
+#undef GP_REF_FLOAT_COMBINE_
 
 #endif
