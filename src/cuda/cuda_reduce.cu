@@ -6,10 +6,10 @@
  * block with warp shuffles. One block alone writes the result. Several
  * blocks combine their partials inside the kernel (no second pass, no host
  * round trip, no memset), in one of three ways ("finishing a grid" below):
- * up to 256 KiB the grid is one thread-block cluster and block 0 collects
- * the partials in its shared memory; past that, integer sums carry their
- * partials on the ticket atomic itself, and every other reduction stores
- * partials and lets the block that takes the last ticket fold them.
+ * 32-bit integer sums carry their partials on the ticket atomic itself;
+ * other reductions up to 512 KiB run as one or two thread-block clusters
+ * whose block 0 collects the partials in its shared memory; past that they
+ * store partials and the block that takes the last ticket folds them.
  *
  * Types. Kernels are instantiated per (op, load type, accumulator type)
  * from the dtype and op lists in cuda_reduce_ops.cuh, 62 in all:
