@@ -412,6 +412,13 @@ __global__ void __launch_bounds__(kFlatThreads) flip_in_place(const flip_job j)
     X(1, 16, 128) X(1, 8, 128) X(1, 4, 128) X(1, 1, 64) X(2, 16, 128) X(2, 8, 64) X(2, 4, 64) X(2, 2, 64) \
     X(4, 16, 64) X(4, 8, 64) X(4, 4, 64) X(8, 16, 32) X(8, 8, 32) X(16, 16, 32)
 
+/* GP_TP_TILES lists each side that tile_side picks, which the kernel choice
+ * looks up at run time: the compiler holds the two to the same values. */
+#define GP_TP_SIDE_PICKED(E, V, TS) \
+    static_assert(tile_side(E, V) == TS, "GP_TP_TILES: <" #E ", " #V "> does not take side " #TS);
+GP_TP_TILES(GP_TP_SIDE_PICKED)
+#undef GP_TP_SIDE_PICKED
+
 /* The compiler proves every variant's shared layout free of bank conflicts. */
 #define GP_TP_CONFLICT_FREE(E, V, TS)                        \
     static_assert(swizzle_conflict_free<E, V, TS>(),         \
