@@ -74,12 +74,14 @@ static void put_num(int width, int decimals, double v)
 
 static void verdict(const gpb_case *c, const gpb_point *pts, int np);
 
-/* How CUDA calls were timed (empty for the CPU). */
-static const char *timing_note(const gpb_opts *o)
-{
-    if (o->backend != GP_BACKEND_CUDA) return "";
-    return o->hold ? ", GPU time (stream held until queued)" : ", events around the call (launch latency included)";
-}
+/* How calls were timed: the JSON's "timing" and the table title's note. */
+static const struct {
+    const char *name, *note;
+} timings[] = {{"cpu", ""},
+               {"held-stream", ", GPU time (stream held until queued)"},
+               {"events", ", events around the call (launch latency included)"}};
+
+static int timing_of(const gpb_opts *o) { return o->backend != GP_BACKEND_CUDA ? 0 : o->hold ? 1 : 2; }
 
 void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts, int np)
 {
@@ -88,7 +90,7 @@ void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts
     char opl[32];
     printf("\n%s %s%s on %s (%s), median of %d runs after %d warm-up%s\n", c->name,
            gpb_op_label(c, s0->op, opl, sizeof opl), gpb_dtype_name(s0->dtype), env->meta.device, env->meta.backend,
-           env->opts.runs, env->opts.warmup, timing_note(&env->opts));
+           env->opts.runs, env->opts.warmup, timings[timing_of(&env->opts)].note);
     if (c->about) printf("  %s\n", c->about);
     printf("%12s %12s %8s %7s %12s %8s %8s %10s\n", "n", c->subject, "GB/s", "%ceil", c->peer, "GB/s",
            "speedup", "ceil GB/s");
@@ -351,7 +353,7 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
     if (rp->n && distinct_cases(rp) == 1) json_kv(f, "about", rp->v[0].c->about ? rp->v[0].c->about : "", 0);
     fprintf(f, "    \"parallelism\": %d,\n    \"cache_bytes\": %zu,\n", m->parallelism, m->cache_bytes);
     fprintf(f, "    \"runs\": %d,\n    \"warmup\": %d,\n    \"timing\": \"%s\",\n    \"seed\": %llu\n  },\n", o->runs,
-            o->warmup, o->backend != GP_BACKEND_CUDA ? "cpu" : o->hold ? "held-stream" : "events", (unsigned long long)o->seed);
+            o->warmup, timings[timing_of(o)].name, (unsigned long long)o->seed);
     /* What each case's implementations are, by name (a run may hold several). */
     fputs("  \"cases\": {", f);
     for (int i = 0, k = 0; i < rp->n; i++) {
