@@ -13,9 +13,9 @@ namespace gp_cuda {
  * the last block of each multi-block reduction sets it back. Tickets count
  * in its low 32 bits; integer sums count there and carry their partials in
  * the high 32 (cuda_reduce.cu). After it, 16 bytes where the two clusters
- * of a small reduction meet, also 0 between calls. gp_count_if's kernel (cuda_histogram.cu)
- * takes its tickets the same way: launches on one stream never overlap, so
- * they can share it.
+ * of a small reduction meet, also 0 between calls. gp_count_if's kernel
+ * (cuda_histogram.cu) takes its tickets the same way: launches on one
+ * stream never overlap, so they can share it.
  */
 constexpr size_t kResultSlotOffset = 0;
 constexpr size_t kReduceCounterOffset = 64;
