@@ -7,12 +7,13 @@
  * blocks combine their partials inside the kernel (no second pass, no host
  * round trip, no memset), in one of three ways ("finishing a grid" below):
  * 32-bit integer sums carry their partials on the ticket atomic itself;
- * other reductions up to 512 KiB run as one or two thread-block clusters
+ * other reductions up to 1 MiB run as one or two thread-block clusters
  * whose block 0 collects the partials in its shared memory; past that they
  * store partials and the block that takes the last ticket folds them.
  *
  * Types. Kernels are instantiated per (op, load type, accumulator type)
- * from the dtype and op lists in cuda_reduce_ops.cuh, 62 in all:
+ * from the dtype and op lists in cuda_reduce_ops.cuh, 62 triples, each in
+ * three kernels (one block, cluster grid, general grid: reduce_path):
  * - integer sum/prod accumulate in unsigned 32 bits when out_t fits in 32
  *   bits (truncating mod 2^k at the end gives exactly out_t's wrapping
  *   result), else in unsigned 64 bits; each element is sign- or zero-
@@ -254,6 +255,29 @@ __device__ __forceinline__ unsigned take_ticket(unsigned *counter)
 }
 
 /*
+ * The head and tail (under a vector each, one element per thread of the
+ * first block), loaded after the vector loads (the barrier keeps the
+ * compiler from putting their address arithmetic first) and skipped as a
+ * whole when the input is whole vectors: one uniform branch instead of two
+ * predicated loads took a 16 KiB grid from 3.90 to 3.68 us on H100 (a
+ * standalone experiment, docs/perf/reduce.md).
+ */
+template <class Op, class Load, class Acc>
+__device__ __forceinline__ Acc edges(const reduce_params &p, int t)
+{
+    asm volatile("" ::: "memory");
+    constexpr int kLanes = kVecBytes / sizeof(Load);
+    const Load *in = static_cast<const Load *>(p.in);
+    const int tail_start = (int)p.head + (int)p.nvec * kLanes, tail = (int)p.n - tail_start;
+    Acc acc = Op::template identity<Acc>();
+    if ((p.head | tail) != 0) {
+        if (t < p.head) acc = static_cast<Acc>(in[t]);
+        if (t < tail) acc = Op::combine(acc, static_cast<Acc>(in[tail_start + t]));
+    }
+    return acc;
+}
+
+/*
  * A grid of one block: at most kReduceThreads x kReduceUnroll vectors, one
  * round of loads, 32-bit indices, nothing to combine across blocks. Kept
  * apart so that its loads are issued within the first few dozen
@@ -263,7 +287,7 @@ __device__ __forceinline__ unsigned take_ticket(unsigned *counter)
 template <class Op, class Load, class Acc>
 __device__ __forceinline__ void reduce_one_block(const reduce_params &p)
 {
-    constexpr int U = kReduceUnroll, kLanes = kVecBytes / sizeof(Load);
+    constexpr int U = kReduceUnroll;
     const Load *in = static_cast<const Load *>(p.in);
     const uint4 *vin = reinterpret_cast<const uint4 *>(in + p.head);
     const int t = threadIdx.x, nvec = (int)p.nvec;
@@ -271,19 +295,52 @@ __device__ __forceinline__ void reduce_one_block(const reduce_params &p)
 #pragma unroll
     for (int k = 0; k < U; k++)
         if (t + k * kReduceThreads < nvec) v[k] = load_stream<kReduceLoadHint>(vin + t + k * kReduceThreads);
-    /* The head and tail loads (under a vector each) go out after the vector
-     * loads: the barrier keeps the compiler from putting their address
-     * arithmetic first. */
-    asm volatile("" ::: "memory");
-    const int tail_start = (int)p.head + nvec * kLanes;
-    Acc acc = Op::template identity<Acc>();
-    if (t < p.head) acc = static_cast<Acc>(in[t]);
-    if (t < (int)p.n - tail_start) acc = Op::combine(acc, static_cast<Acc>(in[tail_start + t]));
+    Acc acc = edges<Op, Load, Acc>(p, t);
 #pragma unroll
     for (int k = 0; k < U; k++)
         if (t + k * kReduceThreads < nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
     acc = block_reduce<Op, kReduceThreads>(acc);
     if (t == 0) store_result<Op>(p, acc);
+}
+
+/*
+ * A cluster grid: at most two clusters of kReduceClusterMax blocks, one
+ * round of loads a block (shape_for), so 32-bit indices, the loads
+ * predicated rather than looped (the general path's loop and 64-bit
+ * strides put 0.3-0.4 us before a 512 KiB grid's finish on H100), then the
+ * cluster finish.
+ */
+template <class Op, class Load, class Acc>
+__device__ __forceinline__ void reduce_cluster_grid(const reduce_params &p)
+{
+    constexpr int U = kReduceUnroll;
+    const uint4 *vin = reinterpret_cast<const uint4 *>(static_cast<const Load *>(p.in) + p.head);
+    const int stride = (int)gridDim.x * kReduceThreads, nvec = (int)p.nvec;
+    const int tid = (int)blockIdx.x * kReduceThreads + threadIdx.x;
+    uint4 v[U];
+#pragma unroll
+    for (int k = 0; k < U; k++)
+        if (tid + k * stride < nvec) v[k] = load_stream<kReduceLoadHint>(vin + tid + k * stride);
+    Acc acc = edges<Op, Load, Acc>(p, tid);
+#pragma unroll
+    for (int k = 0; k < U; k++)
+        if (tid + k * stride < nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
+
+    /* Set up the cluster finish only now, so that nothing delays the loads
+     * (the asm statements also keep the compiler from moving them up). */
+    __shared__ cluster_inbox<Acc> inbox;
+    const unsigned rank = blockIdx.x % (unsigned)p.cluster;
+    inbox_open(inbox, rank, p.cluster);
+    acc = block_reduce<Op, kReduceThreads>(acc);
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+    if (threadIdx.x != 0) return;
+    if (rank != 0) {
+        inbox_send(inbox, rank, acc);
+        return;
+    }
+    acc = inbox_fold<Op>(inbox, acc, p.cluster);
+    if (gridDim.x == (unsigned)p.cluster) store_result<Op>(p, acc);
+    else pair_finish<Op>(p, acc, blockIdx.x == 0);
 }
 
 /*
@@ -294,13 +351,8 @@ __device__ __forceinline__ void reduce_one_block(const reduce_params &p)
  * than looped, so it also costs one memory latency, not several.
  */
 template <class Op, class Load, class Acc>
-__global__ void __launch_bounds__(kReduceThreads, kReduceBlocksPerSm)
-    reduce_kernel(const __grid_constant__ reduce_params p)
+__device__ __forceinline__ void reduce_grid(const reduce_params &p)
 {
-    if (gridDim.x == 1) {
-        reduce_one_block<Op, Load, Acc>(p);
-        return;
-    }
     constexpr int U = kReduceUnroll;
     constexpr int kLanes = kVecBytes / sizeof(Load);
     const Load *in = static_cast<const Load *>(p.in);
@@ -334,27 +386,7 @@ __global__ void __launch_bounds__(kReduceThreads, kReduceBlocksPerSm)
             if (i + k * stride < p.nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
     }
     acc = Op::combine(acc, Op::combine(edge_head, edge_tail));
-
-    /* Set up the cluster finish only now, so that nothing delays the loads
-     * (the asm statements also keep the compiler from moving them up). */
-    __shared__ cluster_inbox<Acc> inbox;
-    const unsigned rank = p.cluster ? blockIdx.x % (unsigned)p.cluster : 0;
-    if (p.cluster) inbox_open(inbox, rank, p.cluster);
-
     acc = block_reduce<Op, kReduceThreads>(acc);
-    if (p.cluster) {
-        asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-        if (threadIdx.x == 0) {
-            if (rank != 0) {
-                inbox_send(inbox, rank, acc);
-            } else {
-                acc = inbox_fold<Op>(inbox, acc, p.cluster);
-                if (gridDim.x == (unsigned)p.cluster) store_result<Op>(p, acc);
-                else pair_finish<Op>(p, acc, blockIdx.x == 0);
-            }
-        }
-        return;
-    }
     if constexpr (kPackedSum<Op, Acc>) {
         if (threadIdx.x == 0) {
             unsigned long long *word = reinterpret_cast<unsigned long long *>(p.counter);
@@ -400,12 +432,26 @@ __global__ void __launch_bounds__(kReduceThreads, kReduceBlocksPerSm)
     }
 }
 
+/* One kernel per way of running a grid, so that each holds only its own
+ * code: with the three in one kernel (a branch on the grid), the 16 KiB and
+ * 512 KiB grids took 0.1-0.3 us longer on H100. */
+enum reduce_path { kOneBlock, kClusterGrid, kGrid, kPaths };
+
+template <class Op, class Load, class Acc, int Path>
+__global__ void __launch_bounds__(kReduceThreads, kReduceBlocksPerSm)
+    reduce_kernel(const __grid_constant__ reduce_params p)
+{
+    if constexpr (Path == kOneBlock) reduce_one_block<Op, Load, Acc>(p);
+    else if constexpr (Path == kClusterGrid) reduce_cluster_grid<Op, Load, Acc>(p);
+    else reduce_grid<Op, Load, Acc>(p);
+}
+
 /* -------------------------------------------------------- kernel selection */
 
 using reduce_kernel_fn = void (*)(reduce_params);
 
 struct kernel_choice {
-    reduce_kernel_fn fn;
+    reduce_kernel_fn fn[kPaths]; /* by reduce_path */
     bool packed;                      /* kPackedSum: a grid needs no partials */
     const char *load_name, *acc_name; /* for the launch log */
 };
@@ -421,7 +467,10 @@ kernel_choice choose()
 {
     using L = typename Op::template load_t<In, Out64>;
     using A = typename Op::template acc_t<In, Out64>;
-    return {&reduce_kernel<Op, L, A>, kPackedSum<Op, A>, type_name<L>(), type_name<A>()};
+    return {{&reduce_kernel<Op, L, A, kOneBlock>, &reduce_kernel<Op, L, A, kClusterGrid>, &reduce_kernel<Op, L, A, kGrid>},
+            kPackedSum<Op, A>,
+            type_name<L>(),
+            type_name<A>()};
 }
 
 /* Only the pairs the core accepts are instantiated: out_t has 8 bytes
@@ -430,7 +479,7 @@ template <class Op, class In>
 kernel_choice choose_for_type(bool out64)
 {
     if constexpr (Op::kIntegerOnly && !std::is_integral_v<In>) {
-        return {nullptr, false, nullptr, nullptr};
+        return {{nullptr, nullptr, nullptr}, false, nullptr, nullptr};
     } else if constexpr (sizeof(In) == 8) {
         return choose<Op, In, true>();
     } else {
@@ -447,7 +496,7 @@ kernel_choice choose_for_op(gp_dtype in_t, bool out64)
         GP_CUDA_DTYPES(GP_CUDA_CASE_)
 #undef GP_CUDA_CASE_
     }
-    return {nullptr, false, nullptr, nullptr};
+    return {{nullptr, nullptr, nullptr}, false, nullptr, nullptr};
 }
 
 kernel_choice choose_kernel(gp_op op, gp_dtype in_t, gp_dtype out_t)
@@ -459,7 +508,7 @@ kernel_choice choose_kernel(gp_op op, gp_dtype in_t, gp_dtype out_t)
         GP_CUDA_REDUCE_OPS(GP_CUDA_CASE_)
 #undef GP_CUDA_CASE_
     }
-    return {nullptr, false, nullptr, nullptr};
+    return {{nullptr, nullptr, nullptr}, false, nullptr, nullptr};
 }
 
 /* ------------------------------------------------------------- host side */
@@ -471,7 +520,7 @@ int cluster_blocks(const gp_ctx *ctx)
 {
     context_state *st = state(ctx);
     if (st->reduce_cluster < 0)
-        st->reduce_cluster = (int)cluster_limit((gp_ctx *)ctx, (const void *)&reduce_kernel<op_sum, uint32_t, uint32_t>,
+        st->reduce_cluster = (int)cluster_limit((gp_ctx *)ctx, (const void *)&reduce_kernel<op_sum, uint32_t, uint32_t, kClusterGrid>,
                                                 kReduceThreads);
     return st->reduce_cluster;
 }
@@ -530,7 +579,8 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
 
     const kernel_choice k = choose_kernel(a->op, a->in_t, a->out_t);
     const reduce_shape shape = shape_for(ctx, k, a->n, in_size);
-    if (!k.fn || (!ws && partials_bytes(k, shape) > 0))
+    const reduce_kernel_fn fn = k.fn[shape.grid == 1 ? kOneBlock : shape.cluster ? kClusterGrid : kGrid];
+    if (!fn || (!ws && partials_bytes(k, shape) > 0))
         return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_reduce: no CUDA kernel or workspace for %s %s -> %s",
                             gp_op_name(a->op), gp_dtype_name(a->in_t), gp_dtype_name(a->out_t));
 
@@ -562,9 +612,9 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
     device_scope scope;
     GP_CUDA_ENTER_DEVICE(ctx, scope);
     if (shape.cluster)
-        return launch_cluster(ctx, (const void *)k.fn, what, (unsigned)shape.grid, (unsigned)shape.cluster,
+        return launch_cluster(ctx, (const void *)fn, what, (unsigned)shape.grid, (unsigned)shape.cluster,
                               (unsigned)kReduceThreads, args, __FILE__, __LINE__);
-    GP_CUDA_LAUNCH(ctx, k.fn, what, (unsigned)shape.grid, (unsigned)kReduceThreads, args);
+    GP_CUDA_LAUNCH(ctx, fn, what, (unsigned)shape.grid, (unsigned)kReduceThreads, args);
     return GP_STATUS_OK;
 }
 

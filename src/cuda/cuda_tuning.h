@@ -10,35 +10,37 @@ namespace gp_cuda {
 
 /* ---------------------------------------------------------------- reduce */
 
-/* Threads per block. 256 = 8 warps: enough warps per block for the shuffle +
- * shared-memory finish to stay short, and small enough that 4 blocks fit on
- * an SM under the 64-register cap below. */
-constexpr int kReduceThreads = 256;
+/* Threads per block. 512 = 16 warps: a cluster of 16 blocks then reads
+ * 512 KiB in one round of loads (one memory latency). On H100 (docs/perf/
+ * reduce.md) 512 against 256: f64 sum of 2^16 (512 KiB, one cluster instead
+ * of two) 4.96 us against 5.06-5.22, f32 of 2^18 5.1-5.3 against 5.7-5.9,
+ * other sizes within run-to-run noise (2^12: 3.9-4.0 us either way). */
+constexpr int kReduceThreads = 512;
 
 /* Resident blocks per SM the grid is sized for (and the __launch_bounds__
- * minimum, which caps registers at 65536 / (256 * 4) = 64 per thread).
+ * minimum, which caps registers at 65536 / (512 * 2) = 64 per thread).
  * Gives 1024 threads per SM; with kReduceUnroll 16-byte loads each that is
  * 64 KiB in flight per SM. Little's law on H100: 3.35 TB/s x ~0.8 us loaded
  * latency / 132 SMs = ~20 KiB per SM, so about 3x headroom. */
-constexpr int kReduceBlocksPerSm = 4;
+constexpr int kReduceBlocksPerSm = 2;
 
 /* Independent 16-byte loads each thread issues before it uses the first.
  * 4 x 16 B = 64 B per thread; the headroom above says more is not needed,
  * and fewer would fall under the Little's-law need at this occupancy. */
 constexpr int kReduceUnroll = 4;
 
-/* Inputs of at most kReduceThreads x kReduceUnroll whole vectors (16 KiB)
+/* Inputs of at most kReduceThreads x kReduceUnroll whole vectors (32 KiB)
  * run as one block: every thread then does at most one round of loads (one
  * memory latency), and nothing is combined across blocks. Larger ones get
  * one block per such round (cluster grids) or per vector (the others). */
 
-/* Up to this many blocks (one round of loads each: 256 KiB), the grid is
+/* Up to this many blocks (one round of loads each: 512 KiB), the grid is
  * one thread-block cluster and the blocks hand their partials to block 0
  * through its shared memory, with no fence and no global atomic; up to
  * twice as many, two clusters that meet in one 128-bit exchange. Measured
- * on H100 (docs/perf/reduce.md), i32 sum of 64-256 KiB: 4.0-4.7 us against
- * 5.5-5.6 us for partials, fence and ticket; 16 blocks beat 8 at 256 KiB
- * (4.7 against 5.3 us). Needs compute capability 9.0; 16 is above the
+ * on H100 (docs/perf/reduce.md, 256-thread blocks), i32 sum of 64-256 KiB:
+ * 4.0-4.7 us against 5.5-5.6 us for partials, fence and ticket; 16 blocks
+ * beat 8 at 256 KiB (4.7 against 5.3 us). Needs compute capability 9.0; 16 is above the
  * portable cluster size, so 8 where the device cannot run 16. */
 constexpr int kReduceClusterMax = 16;
 
