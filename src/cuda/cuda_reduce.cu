@@ -278,6 +278,28 @@ __device__ __forceinline__ Acc edges(const reduce_params &p, int t)
 }
 
 /*
+ * One round of loads for thread `tid` of a grid of `stride` threads that
+ * holds at most U vectors a thread (32-bit indices): the vector loads go
+ * out first, predicated rather than looped, then the head and tail.
+ */
+template <class Op, class Load, class Acc>
+__device__ __forceinline__ Acc one_round(const reduce_params &p, int tid, int stride)
+{
+    constexpr int U = kReduceUnroll;
+    const uint4 *vin = reinterpret_cast<const uint4 *>(static_cast<const Load *>(p.in) + p.head);
+    const int nvec = (int)p.nvec;
+    uint4 v[U];
+#pragma unroll
+    for (int k = 0; k < U; k++)
+        if (tid + k * stride < nvec) v[k] = load_stream<kReduceLoadHint>(vin + tid + k * stride);
+    Acc acc = edges<Op, Load, Acc>(p, tid);
+#pragma unroll
+    for (int k = 0; k < U; k++)
+        if (tid + k * stride < nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
+    return acc;
+}
+
+/*
  * A grid of one block: at most kReduceThreads x kReduceUnroll vectors, one
  * round of loads, 32-bit indices, nothing to combine across blocks. Kept
  * apart so that its loads are issued within the first few dozen
@@ -287,20 +309,9 @@ __device__ __forceinline__ Acc edges(const reduce_params &p, int t)
 template <class Op, class Load, class Acc>
 __device__ __forceinline__ void reduce_one_block(const reduce_params &p)
 {
-    constexpr int U = kReduceUnroll;
-    const Load *in = static_cast<const Load *>(p.in);
-    const uint4 *vin = reinterpret_cast<const uint4 *>(in + p.head);
-    const int t = threadIdx.x, nvec = (int)p.nvec;
-    uint4 v[U];
-#pragma unroll
-    for (int k = 0; k < U; k++)
-        if (t + k * kReduceThreads < nvec) v[k] = load_stream<kReduceLoadHint>(vin + t + k * kReduceThreads);
-    Acc acc = edges<Op, Load, Acc>(p, t);
-#pragma unroll
-    for (int k = 0; k < U; k++)
-        if (t + k * kReduceThreads < nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
+    Acc acc = one_round<Op, Load, Acc>(p, threadIdx.x, kReduceThreads);
     acc = block_reduce<Op, kReduceThreads>(acc);
-    if (t == 0) store_result<Op>(p, acc);
+    if (threadIdx.x == 0) store_result<Op>(p, acc);
 }
 
 /*
@@ -313,18 +324,8 @@ __device__ __forceinline__ void reduce_one_block(const reduce_params &p)
 template <class Op, class Load, class Acc>
 __device__ __forceinline__ void reduce_cluster_grid(const reduce_params &p)
 {
-    constexpr int U = kReduceUnroll;
-    const uint4 *vin = reinterpret_cast<const uint4 *>(static_cast<const Load *>(p.in) + p.head);
-    const int stride = (int)gridDim.x * kReduceThreads, nvec = (int)p.nvec;
-    const int tid = (int)blockIdx.x * kReduceThreads + threadIdx.x;
-    uint4 v[U];
-#pragma unroll
-    for (int k = 0; k < U; k++)
-        if (tid + k * stride < nvec) v[k] = load_stream<kReduceLoadHint>(vin + tid + k * stride);
-    Acc acc = edges<Op, Load, Acc>(p, tid);
-#pragma unroll
-    for (int k = 0; k < U; k++)
-        if (tid + k * stride < nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
+    Acc acc = one_round<Op, Load, Acc>(p, (int)blockIdx.x * kReduceThreads + threadIdx.x,
+                                       (int)gridDim.x * kReduceThreads);
 
     /* Set up the cluster finish only now, so that nothing delays the loads
      * (the asm statements also keep the compiler from moving them up). */
