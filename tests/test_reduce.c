@@ -28,14 +28,15 @@ typedef struct rcase {
 static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                   GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
 static const gp_op ops[] = {GP_OP_SUM, GP_OP_PROD, GP_OP_MIN, GP_OP_MAX, GP_OP_AND, GP_OP_OR, GP_OP_XOR};
-/* Warp (32), block and tile sizes (powers of two +-1 up to 2^14: the CUDA
- * kernel's one-block limit is 16 KiB of input, so 2^14 u8 ... 2^11 u64),
- * odd sizes, 65535 and 65537 (either side of the CUDA grid of one cluster
- * for 4-byte dtypes, of two for 8-byte ones), and 2^20 +- 1, past any
- * cluster. */
-static const int64_t sizes[] = {0,    1,    2,    3,    7,     31,    32,    33,    100,   255,   256,
-                                257,  1000, 1023, 1024, 1025,  2047,  2048,  2049,  4095,  4096,  4097,
-                                8191, 8192, 8193, 16383, 16384, 16385, 65535, 65537, (1 << 20) - 1, (1 << 20) + 1};
+/* Warp (32), block and tile sizes (powers of two +-1 up to 2^15: the CUDA
+ * kernel's one-block limit is 32 KiB of input, so 2^15 u8 ... 2^12 u64),
+ * odd sizes, either side of the CUDA grids of one cluster (512 KiB: 65536
+ * 8-byte or 131072 4-byte elements) and of two (1 MiB: 131072 and 262144),
+ * and 2^20 +- 1, past any cluster. */
+static const int64_t sizes[] = {0,      1,      2,      3,      7,      31,    32,    33,    100,   255,
+                                256,    257,    1000,   1023,   1024,   1025,  2047,  2048,  2049,  4095,
+                                4096,   4097,   8191,   8192,   8193,   16383, 16384, 16385, 32767, 32768,
+                                32769,  65535,  65537,  131071, 131073, 262143, 262145, (1 << 20) - 1, (1 << 20) + 1};
 /* For 1- and 2-byte dtypes only (random data): enough 16-byte vectors to
  * fill the CUDA grid's cap (SMs x blocks per SM x threads) on an H100. */
 static const int64_t narrow_size = (1 << 22) + 3;
@@ -45,9 +46,9 @@ static const int64_t mis_sizes[] = {1, 2, 5, 33, 100, 1000, 4097, 20001};
 enum { MAX_OFFSET = 15, SLACK = 16 }; /* SLACK elements after the input, poisoned too */
 
 /* --quick, for compute-sanitizer: a tenth of the launches, every code path
- * still reached (single block; on CUDA one cluster, 16385 for 2 to 8
- * bytes, two clusters, 65537 for 8 bytes, packed integer sums and ticket
- * grids, 2^18 + 1; misaligned head and tail). */
+ * still reached (single block; on CUDA one cluster, 16385 and 65537; two
+ * clusters, 2^18 + 1 for 4 bytes; packed integer sums and ticket grids,
+ * 2^18 + 1; misaligned head and tail). */
 static const int64_t quick_sizes[] = {0, 1, 33, 1025, 16385, 65537, (1 << 18) + 1};
 static const int64_t quick_mis_sizes[] = {5, 1000};
 static const int quick_offsets[] = {1, 7, 15};
