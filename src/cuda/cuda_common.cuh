@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "gp_internal.h"
 
 /* ------------------------------------------------------- host: errors */
@@ -145,21 +147,56 @@ __device__ __forceinline__ uint4 load_stream(const uint4 *p)
     }
 }
 
-/* Combines v across the warp with Op::combine; every lane gets the total. */
-template <class Op, class T>
+/*
+ * What redux.sync (sm_80 and later) does in one instruction on a warp's
+ * 32-bit integers: an op opts in with `static constexpr int kRedux`, one of
+ * these; the others reduce through shuffles.
+ */
+enum warp_redux { kReduxNone, kReduxAdd, kReduxMin, kReduxMax, kReduxAnd, kReduxOr, kReduxXor };
+template <class Op, class = void>
+struct redux_of {
+    static constexpr int value = kReduxNone;
+};
+template <class Op>
+struct redux_of<Op, std::void_t<decltype(Op::kRedux)>> {
+    static constexpr int value = Op::kRedux;
+};
+
+/*
+ * Combines the first Lanes lanes' v with Op::combine; lane 0 gets the total
+ * (every lane does when Lanes is 32). Ops with a redux.sync form take one
+ * instruction on 32-bit integers, over all 32 lanes, so lanes past Lanes
+ * must then hold the identity; other types take log2(Lanes) shuffle steps.
+ */
+template <class Op, int Lanes = kWarp, class T>
 __device__ __forceinline__ T warp_reduce(T v)
 {
+    static_assert(Lanes >= 1 && Lanes <= kWarp && (Lanes & (Lanes - 1)) == 0, "a power of two up to a warp");
+    constexpr int kind = std::is_integral_v<T> && sizeof(T) == 4 ? redux_of<Op>::value : kReduxNone;
+    if constexpr (kind != kReduxNone && Lanes > 1) {
+        using R = std::conditional_t<std::is_signed_v<T>, int, unsigned>;
+        const R r = static_cast<R>(v);
+        const unsigned u = static_cast<unsigned>(v), all = 0xffffffffu;
+        if constexpr (kind == kReduxAdd) return static_cast<T>(__reduce_add_sync(all, u));
+        else if constexpr (kind == kReduxMin) return static_cast<T>(__reduce_min_sync(all, r));
+        else if constexpr (kind == kReduxMax) return static_cast<T>(__reduce_max_sync(all, r));
+        else if constexpr (kind == kReduxAnd) return static_cast<T>(__reduce_and_sync(all, u));
+        else if constexpr (kind == kReduxOr) return static_cast<T>(__reduce_or_sync(all, u));
+        else return static_cast<T>(__reduce_xor_sync(all, u));
+    } else {
 #pragma unroll
-    for (int offset = kWarp / 2; offset > 0; offset /= 2)
-        v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
-    return v;
+        for (int offset = Lanes / 2; offset > 0; offset /= 2)
+            v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+        return v;
+    }
 }
 
 /*
  * Combines v across a block of Threads threads; the total is valid in
  * thread 0. Every thread of the block must call it. Two calls in a row need
  * a __syncthreads() between them (warp 0 of the first call still reads the
- * shared slots that the second call writes).
+ * shared slots that the second call writes). Warp 0 combines the warps'
+ * totals in log2(warps) steps, not a whole warp's five.
  */
 template <class Op, int Threads, class T>
 __device__ __forceinline__ T block_reduce(T v)
@@ -174,7 +211,7 @@ __device__ __forceinline__ T block_reduce(T v)
     __syncthreads();
     if (warp == 0) {
         v = lane < kWarps ? warp_totals[lane] : Op::template identity<T>();
-        v = warp_reduce<Op>(v);
+        v = warp_reduce<Op, kWarps>(v);
     }
     return v;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <type_traits>
 
+#include "cuda_common.cuh"
 #include "gp_internal.h"
 
 namespace gp_cuda {
@@ -75,6 +76,7 @@ using bits_acc_t = std::conditional_t<sizeof(In) == 8, uint64_t, uint32_t>; /* -
  */
 struct op_sum {
     static constexpr gp_op id = GP_OP_SUM;
+    static constexpr int kRedux = kReduxAdd; /* warp_reduce in one redux.sync on 32-bit integers */
     static constexpr bool kIntegerOnly = false, kResultIsInputValue = false;
     template <class In, bool Out64> using load_t = arith_load_t<In, Out64>;
     template <class In, bool Out64> using acc_t = arith_acc_t<In, Out64>;
@@ -94,6 +96,7 @@ struct op_prod {
  * when only b is. */
 struct op_min {
     static constexpr gp_op id = GP_OP_MIN;
+    static constexpr int kRedux = kReduxMin;
     static constexpr bool kIntegerOnly = false, kResultIsInputValue = true;
     template <class In, bool Out64> using load_t = In;
     template <class In, bool Out64> using acc_t = order_acc_t<In>;
@@ -111,6 +114,7 @@ struct op_min {
 
 struct op_max {
     static constexpr gp_op id = GP_OP_MAX;
+    static constexpr int kRedux = kReduxMax;
     static constexpr bool kIntegerOnly = false, kResultIsInputValue = true;
     template <class In, bool Out64> using load_t = In;
     template <class In, bool Out64> using acc_t = order_acc_t<In>;
@@ -128,6 +132,7 @@ struct op_max {
 
 struct op_and {
     static constexpr gp_op id = GP_OP_AND;
+    static constexpr int kRedux = kReduxAnd;
     static constexpr bool kIntegerOnly = true, kResultIsInputValue = true;
     template <class In, bool Out64> using load_t = raw_bits_t<In>;
     template <class In, bool Out64> using acc_t = bits_acc_t<In>;
@@ -137,6 +142,7 @@ struct op_and {
 
 struct op_or {
     static constexpr gp_op id = GP_OP_OR;
+    static constexpr int kRedux = kReduxOr;
     static constexpr bool kIntegerOnly = true, kResultIsInputValue = true;
     template <class In, bool Out64> using load_t = raw_bits_t<In>;
     template <class In, bool Out64> using acc_t = bits_acc_t<In>;
@@ -146,6 +152,7 @@ struct op_or {
 
 struct op_xor {
     static constexpr gp_op id = GP_OP_XOR;
+    static constexpr int kRedux = kReduxXor;
     static constexpr bool kIntegerOnly = true, kResultIsInputValue = true;
     template <class In, bool Out64> using load_t = raw_bits_t<In>;
     template <class In, bool Out64> using acc_t = bits_acc_t<In>;
