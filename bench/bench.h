@@ -110,6 +110,10 @@ typedef struct gpb_case {
     const char *default_dtypes;
     /* 1: the case takes no op (count, histograms): titles leave it out. */
     int no_op;
+    /* 1: the subject's call waits on the host (gp_histogram_edges checks
+     * its edges there), so a held stream would never be released: the case
+     * is timed with events alone, on both sides, and its title says so. */
+    int host_sync;
 } gpb_case;
 
 /* "sum " for a case with ops, "" for one without: for titles and messages. */

@@ -84,19 +84,20 @@ __global__ void hold_kernel(const volatile int *release, int *gave_up, unsigned 
     *gave_up = 1;
 }
 
-static int time_one(gpb_cuda_rt *rt, const gpb_impl *impl, const void *in, double *us)
+static int time_one(gpb_cuda_rt *rt, const gpb_impl *impl, const void *in, double *us, int hold)
 {
-    if (rt->hold) {
+    if (hold) {
         __atomic_store_n(rt->hold, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(rt->hold + 1, 0, __ATOMIC_SEQ_CST); /* the last hold has ended: ev1 was waited for */
         hold_kernel<<<1, 1, 0, rt->stream>>>(rt->hold, rt->hold + 1, 200ull * 1000 * 1000);
         GPB_CU(cudaGetLastError());
     }
     GPB_CU(cudaEventRecord(rt->ev0, rt->stream));
     if (impl->call(impl->self, in) != GPB_OK) return GPB_ERROR;
     GPB_CU(cudaEventRecord(rt->ev1, rt->stream));
-    if (rt->hold) __atomic_store_n(rt->hold, 1, __ATOMIC_SEQ_CST);
+    if (hold) __atomic_store_n(rt->hold, 1, __ATOMIC_SEQ_CST);
     GPB_CU(cudaEventSynchronize(rt->ev1));
-    if (rt->hold && __atomic_load_n(rt->hold + 1, __ATOMIC_SEQ_CST)) {
+    if (hold && __atomic_load_n(rt->hold + 1, __ATOMIC_SEQ_CST)) {
         fprintf(stderr, "gpuprim bench: the stream hold timed out (a call that waits on the host?)\n");
         return GPB_ERROR;
     }
@@ -121,7 +122,9 @@ int gpb_cuda_time(const gpb_env *env, gpb_arena *a, const gpb_impl *impls, int n
     for (int r = 0; r < runs; r++) {
         for (int k = 0; k < nimpl; k++) {
             if (!impls[k].call) continue;
-            if (time_one(rt, &impls[k], gpb_arena_next(a), &rt->times[k * runs + r]) != GPB_OK) return GPB_ERROR;
+            if (time_one(rt, &impls[k], gpb_arena_next(a), &rt->times[k * runs + r], rt->hold && env->opts.hold) !=
+                GPB_OK)
+                return GPB_ERROR;
         }
     }
     for (int k = 0; k < nimpl; k++)

@@ -365,7 +365,9 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
         fputs(", \"peer\": ", f), gpb_json_str(f, c->peer);
         fputs(", \"ceiling\": ", f), gpb_json_str(f, c->ceiling);
         fputs(", \"about\": ", f), gpb_json_str(f, c->about ? c->about : "");
-        fprintf(f, ", \"takes_op\": %s}", c->no_op ? "false" : "true");
+        gpb_opts co = *o;
+        co.hold = o->hold && !c->host_sync;
+        fprintf(f, ", \"takes_op\": %s, \"timing\": \"%s\"}", c->no_op ? "false" : "true", timings[timing_of(&co)].name);
     }
     fputs("\n  },\n", f);
     fputs("  \"rows\": [", f);

@@ -163,4 +163,5 @@ const gpb_case gpb_transpose_cpu = {
     "1920x1080,4096x4096,30000x7,7x30000",
     "u8,u16,f32,f64,c16",
     1, /* no op: titles leave it out */
+    0,
 };
