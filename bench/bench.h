@@ -110,9 +110,11 @@ typedef struct gpb_case {
     const char *default_dtypes;
     /* 1: the case takes no op (count, histograms): titles leave it out. */
     int no_op;
-    /* 1: the subject's call waits on the host (gp_histogram_edges checks
-     * its edges there), so a held stream would never be released: the case
-     * is timed with events alone, on both sides, and its title says so. */
+    /* 1: a call of the case runs or waits on the host (the CPU backend's
+     * calls; gp_histogram_edges checks its edges there): on a held stream
+     * the events would time none of its work, or the hold would never be
+     * released. The case is timed with events alone, every implementation,
+     * and its title says so. */
     int host_sync;
 } gpb_case;
 
