@@ -38,8 +38,14 @@ typedef struct gpb_opts {
     int runs;   /* timed calls per implementation and point */
     int warmup; /* untimed calls before them */
     uint64_t seed;
-    int hold; /* CUDA: events bracket GPU time only (the stream is held until the call is queued) */
+    int timing; /* CUDA: a gpb_timing */
 } gpb_opts;
+
+/* How a CUDA call is timed (bench/README.md): events around it on a stream
+ * held until it is queued (GPU time), events alone (host launch latency
+ * included), or the host clock around the call and a stream synchronise
+ * (cases whose calls run or wait on the host: events would miss that work). */
+enum gpb_timing { GPB_TIMING_EVENTS, GPB_TIMING_HELD, GPB_TIMING_HOST };
 
 /* One point of a case: what to run. 2-D cases (transpose) also give the
  * shape, rows x cols = n; 1-D cases leave rows and cols 0. */
@@ -113,8 +119,8 @@ typedef struct gpb_case {
     /* 1: a call of the case runs or waits on the host (the CPU backend's
      * calls; gp_histogram_edges checks its edges there): on a held stream
      * the events would time none of its work, or the hold would never be
-     * released. The case is timed with events alone, every implementation,
-     * and its title says so. */
+     * released. Every implementation of the case is timed with the host
+     * clock (GPB_TIMING_HOST), and its title says so. */
     int host_sync;
 } gpb_case;
 

@@ -70,8 +70,9 @@ int gpb_cuda_read_ceiling(const gpb_env *env, const void *in, size_t bytes)
 /*
  * Holds the stream until the host has queued the timed call behind it, so
  * the events bracket the GPU's work and not the host's submission (the
- * method of NVIDIA's nvbench). Gives up after `limit_ns` (a call that
- * synchronises inside would otherwise wait on it forever) and says so.
+ * method of NVIDIA's nvbench; GPB_TIMING_HELD). Gives up after `limit_ns`
+ * (a call that synchronises inside would otherwise wait on it forever) and
+ * says so.
  */
 __global__ void hold_kernel(const volatile int *release, int *gave_up, unsigned long long limit_ns)
 {
@@ -84,8 +85,16 @@ __global__ void hold_kernel(const volatile int *release, int *gave_up, unsigned 
     *gave_up = 1;
 }
 
-static int time_one(gpb_cuda_rt *rt, const gpb_impl *impl, const void *in, double *us, int hold)
+static int time_one(gpb_cuda_rt *rt, const gpb_impl *impl, const void *in, double *us, int timing)
 {
+    if (timing == GPB_TIMING_HOST) { /* the call itself runs or waits on the host */
+        const double t0 = gpb_now_us();
+        if (impl->call(impl->self, in) != GPB_OK) return GPB_ERROR;
+        GPB_CU(cudaStreamSynchronize(rt->stream));
+        *us = gpb_now_us() - t0;
+        return GPB_OK;
+    }
+    const bool hold = timing == GPB_TIMING_HELD && rt->hold;
     if (hold) {
         __atomic_store_n(rt->hold, 0, __ATOMIC_SEQ_CST);
         __atomic_store_n(rt->hold + 1, 0, __ATOMIC_SEQ_CST); /* the last hold has ended: ev1 was waited for */
@@ -122,7 +131,7 @@ int gpb_cuda_time(const gpb_env *env, gpb_arena *a, const gpb_impl *impls, int n
     for (int r = 0; r < runs; r++) {
         for (int k = 0; k < nimpl; k++) {
             if (!impls[k].call) continue;
-            if (time_one(rt, &impls[k], gpb_arena_next(a), &rt->times[k * runs + r], rt->hold && env->opts.hold) !=
+            if (time_one(rt, &impls[k], gpb_arena_next(a), &rt->times[k * runs + r], env->opts.timing) !=
                 GPB_OK)
                 return GPB_ERROR;
         }
@@ -232,7 +241,7 @@ static int cuda_setup(gpb_env *env, gpb_cuda_rt *rt)
     GPB_CU(cudaEventCreate(&rt->ev0));
     GPB_CU(cudaEventCreate(&rt->ev1));
     GPB_CU(cudaMalloc((void **)&rt->sink, sizeof *rt->sink));
-    if (env->opts.hold) {
+    if (env->opts.timing == GPB_TIMING_HELD) {
         GPB_CU(cudaHostAlloc((void **)&rt->hold, 2 * sizeof(int), cudaHostAllocMapped));
         rt->hold[0] = rt->hold[1] = 0;
     }

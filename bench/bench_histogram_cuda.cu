@@ -354,6 +354,6 @@ extern "C" const gpb_case gpb_histogram_many_bins_cuda = {
 extern "C" const gpb_case gpb_histogram_edges_cuda = {
     "histogram-edges", GP_BACKEND_CUDA, "gpuprim", "cub", "read-ceiling",
     GPB_HIST_ABOUT "HistogramRange, evenly spaced edges: u8 127 bins, u16 1023, floats 1024 over [0, 1); "
-    "gp_histogram_edges checks its edges on the host, so both sides are timed with events alone",
+    "gp_histogram_edges checks its edges on the host, so both sides are timed with the host clock",
     30, {1.0, 0, 0, 0, 0}, histogram_applicable, bytes_edges, measure_edges, nullptr, "u8,f32", 1, 1,
 };

@@ -272,7 +272,7 @@ static int run_case(const gpb_case *c, gpb_env *env, const args *a, const char *
 {
     int64_t sizes[MAX_SIZES];
     int nsizes = c->default_shapes ? a->nshapes : make_sizes(a, c, sizes);
-    env->opts.hold = a->hold && !c->host_sync; /* the timers and the title read it */
+    env->opts.timing = c->host_sync ? GPB_TIMING_HOST : a->hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS; /* timers, title */
     gpb_point pts[MAX_SIZES];
     int failed = 0;
     for (int io = 0; io < a->nops; io++) {
@@ -398,7 +398,7 @@ int gp_bench_main(int argc, char **argv)
 
     gpb_env env;
     memset(&env, 0, sizeof env);
-    env.opts = (gpb_opts){b, a.device, a.runs, a.warmup, a.seed, a.hold};
+    env.opts = (gpb_opts){b, a.device, a.runs, a.warmup, a.seed, a.hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS};
     gp_status st = gp_ctx_create(&env.ctx, b, a.device);
     if (st != GP_STATUS_OK) {
         char detail[256] = "";
@@ -436,7 +436,7 @@ int gp_bench_main(int argc, char **argv)
             case_s[i] = (gpb_now_us() - t0) * 1e-6;
             rc = worse(rc, case_rc[i]);
         }
-        env.opts.hold = a.hold; /* run_case set it per case */
+        env.opts.timing = a.hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS; /* run_case set it per case */
         if (nsel > 1) {
             printf("\nbench summary (%s):\n", env.meta.device);
             for (int i = 0; i < nsel; i++) printf("  %-18s %-12s %7.1f s\n", sel[i]->name, rc_word(case_rc[i]), case_s[i]);

@@ -79,9 +79,14 @@ static const struct {
     const char *name, *note;
 } timings[] = {{"cpu", ""},
                {"held-stream", ", GPU time (stream held until queued)"},
-               {"events", ", events around the call (launch latency included)"}};
+               {"events", ", events around the call (launch latency included)"},
+               {"host-clock", ", host clock around the call and a stream synchronise"}};
 
-static int timing_of(const gpb_opts *o) { return o->backend != GP_BACKEND_CUDA ? 0 : o->hold ? 1 : 2; }
+static int timing_of(const gpb_opts *o)
+{
+    if (o->backend != GP_BACKEND_CUDA) return 0;
+    return o->timing == GPB_TIMING_HELD ? 1 : o->timing == GPB_TIMING_EVENTS ? 2 : 3;
+}
 
 void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts, int np)
 {
@@ -366,7 +371,7 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
         fputs(", \"ceiling\": ", f), gpb_json_str(f, c->ceiling);
         fputs(", \"about\": ", f), gpb_json_str(f, c->about ? c->about : "");
         gpb_opts co = *o;
-        co.hold = o->hold && !c->host_sync;
+        if (c->host_sync) co.timing = GPB_TIMING_HOST;
         fprintf(f, ", \"takes_op\": %s, \"timing\": \"%s\"}", c->no_op ? "false" : "true", timings[timing_of(&co)].name);
     }
     fputs("\n  },\n", f);

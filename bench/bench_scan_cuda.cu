@@ -441,7 +441,7 @@ extern "C" const gpb_case gpb_filter_ascending_cuda = {
 extern "C" const gpb_case gpb_filter_vs_cpu_cuda = {
     "filter-vs-cpu", GP_BACKEND_CUDA, "gpuprim-cuda", "gpuprim-cpu", "none",
     "gp_filter_running_max on cuda (device data, count in device memory) vs on the cpu backend (host data, "
-    "slice 0 always: warm caches favour the cpu), both timed with events alone (the cpu call runs on the host); "
+    "slice 0 always: warm caches favour the cpu), both timed with the host clock (the cpu call runs on the host); "
     "for 10 to 10^7 run --min-log2 3 --max-log2 24 or --sizes",
     24, {1.0, 0, 0, 0, 0}, filter_applicable, filter_bytes, measure<K_FILTER_CPU>, nullptr, "i32", 1, 1,
 };

@@ -352,9 +352,9 @@ int gp_ladder_main(int argc, char **argv)
 
     gpb_env env;
     memset(&env, 0, sizeof env);
-    /* hold: unused, the ladders time their kernels with their own events */
+    /* timing: unused, the ladders time their kernels with their own events */
     env.opts = (gpb_opts){.backend = GP_BACKEND_CUDA, .device = a.device, .runs = a.runs, .warmup = a.warmup,
-                          .seed = a.seed, .hold = 0};
+                          .seed = a.seed, .timing = GPB_TIMING_EVENTS};
     gp_status st = gp_ctx_create(&env.ctx, GP_BACKEND_CUDA, a.device);
     if (st != GP_STATUS_OK) {
         char detail[256] = "";
