@@ -87,6 +87,8 @@ typedef struct gpb_targets {
     int64_t pct_from_n;
     double max_us; /* for n <= max_us_to_n */
     int64_t max_us_to_n;
+    double min_ratio_large; /* a second ratio bound, for n >= large_from_n (issue 3: 1.5x CUB at 2^28) */
+    int64_t large_from_n;
 } gpb_targets;
 
 typedef struct gpb_env gpb_env;

@@ -272,7 +272,8 @@ static int run_case(const gpb_case *c, gpb_env *env, const args *a, const char *
 {
     int64_t sizes[MAX_SIZES];
     int nsizes = c->default_shapes ? a->nshapes : make_sizes(a, c, sizes);
-    env->opts.timing = c->host_sync ? GPB_TIMING_HOST : a->hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS; /* timers, title */
+    /* The timers and the title read it. */
+    env->opts.timing = c->host_sync ? GPB_TIMING_HOST : a->hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS;
     gpb_point pts[MAX_SIZES];
     int failed = 0;
     for (int io = 0; io < a->nops; io++) {

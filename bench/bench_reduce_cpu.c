@@ -228,7 +228,7 @@ const gpb_case gpb_reduce_cpu = {
     .about = "out dtype = in dtype (integers wrap); peer: plain serial loop; check: exact, float sum/prod "
              "vs a precise reference (bounds in bench.h)",
     .default_max_log2 = 27, /* 2^27 f64 is 1 GiB: enough on the 2-core machine */
-    .targets = {0, 0, 0, 0, 0}, /* the targets are for the GPU */
+    .targets = {0, 0, 0, 0, 0, 0, 0}, /* the targets are for the GPU */
     .applicable = applicable,
     .bytes = bytes,
     .measure = measure,

@@ -164,8 +164,8 @@ static void say(const char *what, const judged *j, const char *unit_fmt)
 static void verdict(const gpb_case *c, const gpb_point *pts, int np)
 {
     const gpb_targets *t = &c->targets;
-    if (t->min_ratio_to_peer <= 0 && t->min_pct_ceiling <= 0 && t->max_us <= 0) return;
-    judged peer = {0}, ceil = {0}, lat = {0};
+    if (t->min_ratio_to_peer <= 0 && t->min_pct_ceiling <= 0 && t->max_us <= 0 && t->min_ratio_large <= 0) return;
+    judged peer = {0}, large = {0}, ceil = {0}, lat = {0};
     for (int i = 0; i < np; i++) {
         const gpb_point *p = &pts[i];
         int64_t n = p->spec.n;
@@ -174,6 +174,8 @@ static void verdict(const gpb_case *c, const gpb_point *pts, int np)
         if (!run && !p->peer.measured && !p->ceiling.measured) continue;
         if (t->min_ratio_to_peer > 0 && p->peer.measured)
             judge(&peer, &p->spec, run, ratio_to_peer(p, &p->subject), 1, t->min_ratio_to_peer);
+        if (t->min_ratio_large > 0 && n >= t->large_from_n && p->peer.measured)
+            judge(&large, &p->spec, run, ratio_to_peer(p, &p->subject), 1, t->min_ratio_large);
         if (t->min_pct_ceiling > 0 && n >= t->pct_from_n && p->ceiling.measured)
             judge(&ceil, &p->spec, run, pct_ceiling(p, &p->subject), 1, t->min_pct_ceiling);
         if (t->max_us > 0 && n <= t->max_us_to_n) judge(&lat, &p->spec, run, p->subject.med_us, 0, t->max_us);
@@ -186,6 +188,12 @@ static void verdict(const gpb_case *c, const gpb_point *pts, int np)
     if (t->min_ratio_to_peer > 0) {
         snprintf(what, sizeof what, ">= %.2fx %s's throughput at every size", t->min_ratio_to_peer, c->peer);
         say(what, &peer, "%.2fx");
+        sep = "; ";
+    }
+    if (t->min_ratio_large > 0) {
+        snprintf(what, sizeof what, "%s>= %.2fx %s's throughput from %s", sep, t->min_ratio_large, c->peer,
+                 gpb_fmt_n(t->large_from_n, nb, sizeof nb));
+        say(what, &large, "%.2fx");
         sep = "; ";
     }
     if (t->min_pct_ceiling > 0) {
@@ -372,7 +380,8 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
         fputs(", \"about\": ", f), gpb_json_str(f, c->about ? c->about : "");
         gpb_opts co = *o;
         if (c->host_sync) co.timing = GPB_TIMING_HOST;
-        fprintf(f, ", \"takes_op\": %s, \"timing\": \"%s\"}", c->no_op ? "false" : "true", timings[timing_of(&co)].name);
+        fprintf(f, ", \"takes_op\": %s, \"timing\": \"%s\"}", c->no_op ? "false" : "true",
+                timings[timing_of(&co)].name);
     }
     fputs("\n  },\n", f);
     fputs("  \"rows\": [", f);

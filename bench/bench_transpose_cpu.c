@@ -156,7 +156,7 @@ const gpb_case gpb_transpose_cpu = {
     "dense rows x cols -> cols x rows; peer: the serial double loop; ceiling: an OpenMP copy of the same "
     "bytes; checked byte for byte against the loop; c16 = 16-byte elements",
     0,
-    {0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0},
     applicable,
     bytes,
     measure,
