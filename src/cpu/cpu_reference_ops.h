@@ -11,17 +11,15 @@
 
 #include "gp_internal.h"
 
-/* Element i of p, an integer array of dtype t, sign- or zero-extended. */
-static inline int64_t ref_get_signed(const void *p, gp_dtype t, int64_t i)
+/* The low `bits` bits of v as a signed integer. */
+static inline int64_t ref_sign_extend(uint64_t v, unsigned bits)
 {
-    switch (gp_dtype_size(t)) {
-    case 1: return ((const int8_t *)p)[i];
-    case 2: return ((const int16_t *)p)[i];
-    case 4: return ((const int32_t *)p)[i];
-    default: return ((const int64_t *)p)[i];
-    }
+    if (bits == 64) return (int64_t)v;
+    uint64_t sign = 1ull << (bits - 1);
+    return (int64_t)((v ^ sign) - sign);
 }
 
+/* Element i of p, an integer array of dtype t, zero- or sign-extended. */
 static inline uint64_t ref_get_unsigned(const void *p, gp_dtype t, int64_t i)
 {
     switch (gp_dtype_size(t)) {
@@ -32,11 +30,9 @@ static inline uint64_t ref_get_unsigned(const void *p, gp_dtype t, int64_t i)
     }
 }
 
-static inline int64_t ref_sign_extend(uint64_t v, unsigned bits)
+static inline int64_t ref_get_signed(const void *p, gp_dtype t, int64_t i)
 {
-    if (bits == 64) return (int64_t)v;
-    uint64_t sign = 1ull << (bits - 1);
-    return (int64_t)((v ^ sign) - sign);
+    return ref_sign_extend(ref_get_unsigned(p, t, i), 8u * (unsigned)gp_dtype_size(t));
 }
 
 /* The identity of op in out_t's width, as low bits of a uint64_t. */
