@@ -126,6 +126,12 @@ typedef struct gpb_case {
     int host_sync;
 } gpb_case;
 
+/* How case c is timed in a run timed `run_timing` (a gpb_timing). */
+static inline int gpb_case_timing(const gpb_case *c, int run_timing)
+{
+    return c->host_sync ? GPB_TIMING_HOST : run_timing;
+}
+
 /* "sum " for a case with ops, "" for one without: for titles and messages. */
 const char *gpb_op_label(const gpb_case *c, gp_op op, char *buf, size_t size);
 

@@ -46,7 +46,7 @@ enum { HELP_SHOWN = -1 }; /* parse_args: --help printed, exit 0 */
 typedef struct args {
     const char *case_name;
     gp_backend backend;
-    int device, runs, warmup, hold;
+    int device, runs, warmup, timing; /* timing: --hold, a gpb_timing */
     unsigned long long seed;
     gp_dtype dtypes[MAX_LIST];
     int ndtypes;
@@ -147,7 +147,7 @@ static int size_item(const char *s, void *dst, int i) { return gpb_parse_size(s,
 
 static int parse_args(int argc, char **argv, args *a)
 {
-    *a = (args){.backend = GP_BACKEND_AUTO, .runs = 20, .warmup = 3, .hold = 1, .seed = 1, .min_log2 = 10,
+    *a = (args){.backend = GP_BACKEND_AUTO, .runs = 20, .warmup = 3, .timing = GPB_TIMING_HELD, .seed = 1, .min_log2 = 10,
                 .max_log2 = -1};
     a->dtypes[0] = GP_DTYPE_I32, a->dtypes[1] = GP_DTYPE_F32, a->dtypes[2] = GP_DTYPE_F64;
     a->dtypes[3] = GP_DTYPE_U8, a->ndtypes = 4;
@@ -202,7 +202,7 @@ static int parse_args(int argc, char **argv, args *a)
             a->warmup = (int)v;
         } else if (!strcmp(name, "--hold")) {
             if (strcmp(val, "on") && strcmp(val, "off")) return bad("bad --hold '%s' (on or off)", val);
-            a->hold = !strcmp(val, "on");
+            a->timing = !strcmp(val, "on") ? GPB_TIMING_HELD : GPB_TIMING_EVENTS;
         } else if (!strcmp(name, "--seed")) {
             if (!gpb_parse_int(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
             a->seed = (unsigned long long)v;
@@ -272,8 +272,7 @@ static int run_case(const gpb_case *c, gpb_env *env, const args *a, const char *
 {
     int64_t sizes[MAX_SIZES];
     int nsizes = c->default_shapes ? a->nshapes : make_sizes(a, c, sizes);
-    /* The timers and the title read it. */
-    env->opts.timing = c->host_sync ? GPB_TIMING_HOST : a->hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS;
+    env->opts.timing = gpb_case_timing(c, a->timing); /* the timers and the title read it */
     gpb_point pts[MAX_SIZES];
     int failed = 0;
     for (int io = 0; io < a->nops; io++) {
@@ -399,7 +398,7 @@ int gp_bench_main(int argc, char **argv)
 
     gpb_env env;
     memset(&env, 0, sizeof env);
-    env.opts = (gpb_opts){b, a.device, a.runs, a.warmup, a.seed, a.hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS};
+    env.opts = (gpb_opts){b, a.device, a.runs, a.warmup, a.seed, a.timing};
     gp_status st = gp_ctx_create(&env.ctx, b, a.device);
     if (st != GP_STATUS_OK) {
         char detail[256] = "";
@@ -437,7 +436,7 @@ int gp_bench_main(int argc, char **argv)
             case_s[i] = (gpb_now_us() - t0) * 1e-6;
             rc = worse(rc, case_rc[i]);
         }
-        env.opts.timing = a.hold ? GPB_TIMING_HELD : GPB_TIMING_EVENTS; /* run_case set it per case */
+        env.opts.timing = a.timing; /* run_case set it per case */
         if (nsel > 1) {
             printf("\nbench summary (%s):\n", env.meta.device);
             for (int i = 0; i < nsel; i++) printf("  %-18s %-12s %7.1f s\n", sel[i]->name, rc_word(case_rc[i]), case_s[i]);

@@ -379,7 +379,7 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
         fputs(", \"ceiling\": ", f), gpb_json_str(f, c->ceiling);
         fputs(", \"about\": ", f), gpb_json_str(f, c->about ? c->about : "");
         gpb_opts co = *o;
-        if (c->host_sync) co.timing = GPB_TIMING_HOST;
+        co.timing = gpb_case_timing(c, o->timing);
         fprintf(f, ", \"takes_op\": %s, \"timing\": \"%s\"}", c->no_op ? "false" : "true",
                 timings[timing_of(&co)].name);
     }
