@@ -3,7 +3,8 @@
  *
  * Each block streams its share of the input with 16-byte loads (several in
  * flight per thread), folds it into a register accumulator, and finishes the
- * block with warp shuffles. One block alone writes the result. Several
+ * block with warp reductions (redux.sync for 32-bit integers, shuffles for
+ * the rest). One block alone writes the result. Several
  * blocks combine their partials inside the kernel (no second pass, no host
  * round trip, no memset), in one of three ways ("finishing a grid" below):
  * 32-bit integer sums carry their partials on the ticket atomic itself;

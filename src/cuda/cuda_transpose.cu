@@ -79,9 +79,9 @@ struct copy_job : matrix_view {
 
 /* A narrow transpose: chunks of tr x tc input elements along the long side. */
 struct narrow_job : matrix_view {
-    long long chunks, jobs;                 /* chunks per matrix, and in all */
-    int tr, tc;                             /* a whole chunk's rows and columns */
-    int tall;                               /* chunks step down the rows (else across the columns) */
+    long long chunks, jobs; /* chunks per matrix, and in all */
+    int tr, tc;             /* a whole chunk's rows and columns */
+    int tall;               /* chunks step down the rows (else across the columns) */
 };
 
 /* A NONE flip in place: element pairs swap. */

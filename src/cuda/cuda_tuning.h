@@ -40,8 +40,9 @@ constexpr int kReduceUnroll = 4;
  * twice as many, two clusters that meet in one 128-bit exchange. Measured
  * on H100 (docs/perf/reduce.md, 256-thread blocks), i32 sum of 64-256 KiB:
  * 4.0-4.7 us against 5.5-5.6 us for partials, fence and ticket; 16 blocks
- * beat 8 at 256 KiB (4.7 against 5.3 us). Needs compute capability 9.0; 16 is above the
- * portable cluster size, so 8 where the device cannot run 16. */
+ * beat 8 at 256 KiB (4.7 against 5.3 us). Needs compute capability 9.0;
+ * 16 is above the portable cluster size, so 8 where the device cannot run
+ * 16. */
 constexpr int kReduceClusterMax = 16;
 
 /* Above the single-block size the grid is ceil(vectors / kReduceThreads),
