@@ -679,25 +679,31 @@ struct pipelined_choice {
     const void *fn;
     size_t smem;
 };
+/* A selection and a partition are separate kernels: with the partition's
+ * branches and shared state in the selection's kernel behind a runtime
+ * flag, select and select-if at 2^28 int32 ran 7-9% slower on H100
+ * (docs/perf/scan.md, round 7). */
 template <class T, bool ByFlags>
-pipelined_choice pipelined_pick()
+pipelined_choice pipelined_pick(bool partition)
 {
     static_assert(pipelined_select<T>, "tiles of at most 16 KiB");
-    return {(const void *)select_kernel_pipelined<T, ByFlags>, (size_t)kSelectPipeStages * select_stage_bytes<T, ByFlags>()};
+    const void *fn = partition ? (const void *)select_kernel_pipelined<T, ByFlags, true>
+                               : (const void *)select_kernel_pipelined<T, ByFlags, false>;
+    return {fn, (size_t)kSelectPipeStages * select_stage_bytes<T, ByFlags>()};
 }
-pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags)
+pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags, bool partition)
 {
     if (by_flags) {
         switch (gp_dtype_size(t)) {
-        case 1: return pipelined_pick<uint8_t, true>();
-        case 2: return pipelined_pick<uint16_t, true>();
-        case 4: return pipelined_pick<uint32_t, true>();
-        default: return pipelined_pick<uint64_t, true>();
+        case 1: return pipelined_pick<uint8_t, true>(partition);
+        case 2: return pipelined_pick<uint16_t, true>(partition);
+        case 4: return pipelined_pick<uint32_t, true>(partition);
+        default: return pipelined_pick<uint64_t, true>(partition);
         }
     }
     switch (t) {
 #define GP_SELECT_PIPELINED_CASE(E, C) \
-    case GP_DTYPE_##E: return pipelined_pick<C, false>();
+    case GP_DTYPE_##E: return pipelined_pick<C, false>(partition);
         GP_SELECT_DTYPES(GP_SELECT_PIPELINED_CASE)
 #undef GP_SELECT_PIPELINED_CASE
     }
@@ -797,7 +803,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     /* A selection or partition of more tiles than the device holds
      * blocks, its items (and flags) 16-byte aligned: a persistent grid with
      * look-back warps. */
-    const pipelined_choice piped = select_pipelined_for(a->t, by_flags);
+    const pipelined_choice piped = select_pipelined_for(a->t, by_flags, a->partition);
     if (tiles > 1 && piped.fn && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
         const unsigned resident = resident_blocks(ctx, piped.fn, (unsigned)kSelectPipeThreads, piped.smem);

