@@ -118,6 +118,12 @@ if [ $second -eq 1 ] && [ $only_ladders -eq 0 ]; then
     step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick ||
       san_ok=1
   done
+  # Every byte matrix the quick suite has that 256 x 256 byte tiles can take
+  # (by default only matrices of 64 MiB and more take them).
+  step "memcheck-test_transpose-byte-tiles" env GPUPRIM_BYTE_TILES=1 "${memcheck[@]}" "$build/tests/test_transpose" \
+    --backend cuda --quick || san_ok=1
+  step "racecheck-test_transpose-byte-tiles" env GPUPRIM_BYTE_TILES=1 "${racecheck[@]}" "$build/tests/test_transpose" \
+    --backend cuda --quick || san_ok=1
 fi
 
 # The seed ladders' --check runs (every rung against the reference) under

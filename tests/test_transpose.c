@@ -120,6 +120,14 @@ static void build_shapes(table *tb, size_t e, bool quick)
         add_p(tb, shape(e, r, c, 0));
         if (s < 4) add_p(tb, shape(e, r, c, F_RC)); /* a rotation */
     }
+    /* Several tiles of every side (up to 256) with edge tiles cut at a
+     * multiple of 16 elements, flipped both ways. */
+    static const int64_t multi[][2] = {{272, 528}, {528, 272}, {784, 1040}};
+    for (size_t s = 0; s < COUNT(multi); s++) {
+        if (quick && s == 2) continue;
+        add_p(tb, shape(e, multi[s][0], multi[s][1], 0));
+        add_p(tb, shape(e, multi[s][0], multi[s][1], s % 2 ? F_RC : F_RR));
+    }
     /* Just past 16 MiB a short side of up to 16 leaves the CUDA backend's
      * one-element-per-thread kernel for chunks through shared memory
      * (elements of 4 bytes and more): a tall and a wide shape, one flipped. */

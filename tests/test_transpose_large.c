@@ -21,6 +21,7 @@ typedef struct lcase {
 
 static const lcase cases[] = {
     {1, 65537, 32771, 0, false},                        /* 2^31 + 98k elements */
+    {1, 65536, 32784, GP_TRANSPOSE_REVERSE_ROWS, false}, /* 2^31 + 2^20, sides multiples of 16: byte tiles on CUDA */
     {4, 24001, 24007, GP_TRANSPOSE_REVERSE_COLS, false}, /* 2.3 GB: byte offsets past 2^31 */
     {16, 12011, 12007, 0, false},
     {2, 33001, 33001, 0, true},

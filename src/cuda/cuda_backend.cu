@@ -317,6 +317,10 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * 0: the tests and scripts/gpu-check.sh run both kinds of kernel. */
     const char *warps = getenv("GPUPRIM_LOOKBACK_WARPS");
     st->lookback_warps = !(warps && strcmp(warps, "0") == 0);
+    /* Large byte transposes take 256 x 256 tiles (cuda_transpose.cu);
+     * 1 makes every matrix they can take use them (the tests), 0 none. */
+    const char *bytes = getenv("GPUPRIM_BYTE_TILES");
+    st->byte_tiles = bytes && (strcmp(bytes, "0") == 0 || strcmp(bytes, "1") == 0) ? bytes[0] - '0' : -1;
     /* Small reductions finish inside a thread-block cluster (cuda_reduce.cu)
      * unless this is 0: the tests run both ways. */
     const char *cluster = getenv("GPUPRIM_REDUCE_CLUSTER");

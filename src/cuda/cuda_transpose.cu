@@ -25,6 +25,11 @@
  * (j, i) into shared memory before writing either, so every element is
  * read before anything overwrites it; a diagonal tile pairs with itself.
  *
+ * Large byte matrices (out of place, 16-byte vectors) take 256 x 256 tiles
+ * that cross shared memory untransposed, each thread transposing one
+ * 16 x 16 block on the way out (transpose_byte_tiles): 256-byte row
+ * segments on both sides at two blocks an SM.
+ *
  * A side of at most kSkinnySide elements (out of place) leaves most lanes
  * of a tile idle: up to kSkinnyMaxBytes one thread moves one element
  * (transpose_skinny), past it chunks of the long side cross shared memory
@@ -250,6 +255,58 @@ __global__ void __launch_bounds__(tile_threads(E, V, TS), tile_min_blocks(E, V, 
 }
 
 /*
+ * Large byte matrices (out of place, 16-byte vectors, both sides multiples
+ * of 16): a kByteTileSide^2 tile crosses shared memory as it is, its rows
+ * as 16-byte chunks, and each thread transposes one 16 x 16 block on the
+ * way out, storing straight to global memory. Nothing is held in registers
+ * across the barrier, so 256 x 256 tiles (256-byte row segments on both
+ * sides, as 2-byte elements have in transpose_tiles) still fit two blocks
+ * an SM. Chunk c of tile row r sits at chunk c ^ ((r / 16) % 8) of its
+ * row: loads write 8 consecutive chunks of a row per wavefront, and stores
+ * read chunk bc of 8 rows 16 apart; both touch every bank once.
+ */
+__global__ void __launch_bounds__(kByteTileThreads, kByteTileBlocksPerSM) transpose_byte_tiles(const tile_job j)
+{
+    constexpr int TS = kByteTileSide, BC = TS / 16, T = kByteTileThreads, U = TS * BC / T;
+    static_assert(BC * BC == T && BC >= 8, "one 16 x 16 block a thread; 8 chunks to swizzle over");
+    extern __shared__ uint4 tile_smem_[]; /* TS * TS bytes */
+    uint4 *sm = tile_smem_;
+    for (long long t = blockIdx.x; t < j.jobs; t += gridDim.x) {
+        long long b, ti, tj;
+        tile_of_job<false>(j, t, b, ti, tj);
+        const long long r0 = ti * TS, c0 = tj * TS;
+        const int vr = (int)(j.rows - r0 < TS ? j.rows - r0 : TS), vc = (int)(j.cols - c0 < TS ? j.cols - c0 : TS);
+        const char *in = j.in + b * j.ibs + r0 * j.is + c0;
+        char *out = j.out + b * j.obs + c0 * j.os + r0;
+        uint4 x[U]; /* every load in flight before the first shared store */
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int q = threadIdx.x + u * T, r = q / BC, c = q % BC;
+            x[u] = r < vr && c * 16 < vc ? load<16, true>(in + r * j.is + c * 16) : uint4();
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int q = threadIdx.x + u * T, r = q / BC, c = q % BC;
+            sm[r * BC + (c ^ ((r >> 4) & 7))] = x[u];
+        }
+        __syncthreads();
+        /* Block (br, bc): a warp's lanes take consecutive br, so each store
+         * instruction writes 256 contiguous bytes of two output rows. */
+        const int br = threadIdx.x % BC, bc = threadIdx.x / BC;
+        uint32_t v[16][4], o[16][4];
+#pragma unroll
+        for (int k = 0; k < 16; k++) to_words<16>(sm[(br * 16 + k) * BC + (bc ^ (br & 7))], v[k]);
+        transpose_block<1, 16>(v, o);
+        if (br * 16 < vr) {
+#pragma unroll
+            for (int c = 0; c < 16; c++)
+                if (bc * 16 + c < vc) store<16>(out + (bc * 16 + c) * j.os + br * 16, from_words<16>(o[c]));
+        }
+        __syncthreads(); /* the next tile reuses sm */
+    }
+}
+
+/*
  * A skinny matrix (one side at most kSkinnySide, all of it small enough to
  * stay in L2): a tile would keep most of its lanes idle and add a second
  * memory round trip through shared memory. Instead each thread moves single
@@ -455,6 +512,14 @@ gp_status launch_tiles(gp_ctx *ctx, tile_job j)
     return GP_STATUS_OK;
 }
 
+gp_status launch_byte_tiles(gp_ctx *ctx, tile_job j)
+{
+    void *args[] = {&j};
+    GP_CUDA_LAUNCH_SMEM(ctx, transpose_byte_tiles, "transpose_byte_tiles", grid_for(j.jobs),
+                        (unsigned)kByteTileThreads, (size_t)kByteTileSide * kByteTileSide, args);
+    return GP_STATUS_OK;
+}
+
 template <int E>
 gp_status launch_skinny(gp_ctx *ctx, tile_job j)
 {
@@ -613,6 +678,16 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
     unsigned long long bits = (uintptr_t)j.in | (uintptr_t)j.out | abs_bits(j.is) | abs_bits(j.os);
     if (p.batch > 1) bits |= (unsigned long long)(j.ibs | j.obs);
     const int v = pick_vec(e, bits);
+    if (!in_place && e == 1 && v == 16 && p.rows % 16 == 0 && p.cols % 16 == 0) {
+        const long long side = kByteTileSide, tiles_r = (p.rows + side - 1) / side;
+        j.tiles_c = (p.cols + side - 1) / side;
+        j.per_matrix = tiles_r * j.tiles_c;
+        j.jobs = p.batch * j.per_matrix;
+        const context_state *st = state(ctx);
+        const long long wave = (long long)kByteTileBlocksPerSM * st->sm_count;
+        if (st->byte_tiles > 0 || (st->byte_tiles < 0 && j.jobs >= kByteTileMinWaves * wave))
+            return launch_byte_tiles(ctx, j);
+    }
     const int ts = tile_side(e, v);
     const long long tiles_r = (p.rows + ts - 1) / ts;
     j.tiles_c = (p.cols + ts - 1) / ts;

@@ -72,7 +72,8 @@ namespace tp {
  * narrower vectors. On H100 (docs/perf/transpose.md) 128 x 128 u16 tiles
  * reached 96.5-97.7% of the copy at 8192^2 and 16384^2 where 64 x 64 ones
  * (128-byte rows) gave 93-95%; 256 x 256 byte tiles (64 KiB, one block an
- * SM at 186 registers a thread) gave 91-95%, no better than 128 x 128.
+ * SM at 186 registers a thread) gave 91-95%, no better than 128 x 128
+ * (large byte matrices now take transpose_byte_tiles, below).
  * Bytes without 4-byte alignment take a 64 x 64 tile, so that a thread's
  * one-byte loads stay 16. The kernels take the side as a template
  * argument: cuda_transpose.cu builds the side each (E, V) picks. */
@@ -126,6 +127,20 @@ constexpr long long kNarrowChunkBytes = 8192;
  * Dgeam, c16 5.41 us, 1.02x Zgeam, where one element a thread with
  * divisions for its indices gave 1.00x and 0.98x. */
 constexpr int kTallRuns = 4;
+
+/* Large byte matrices (out of place, 16-byte aligned, both sides multiples
+ * of 16) take transpose_byte_tiles: 256 x 256 tiles that cross shared
+ * memory untransposed, two blocks an SM (126 registers, 64 KiB), when they
+ * fill at least kByteTileMinWaves waves of resident blocks (8192^2 and up
+ * on 132 SMs). On H100 (docs/perf/transpose.md, sixth round), % of the
+ * copy against 128 x 128 tiles: 16384^2 96.1-96.6 (92.4-93.4), 12288^2
+ * 95.4-95.9 (92.5-92.9), 8192^2 94.7-95.4 (93.9-94.8); but at 2.2-3.0
+ * waves (6144^2, 7168^2) 89-95 (94.4-95.5), and worse below. Three
+ * blocks an SM (80 registers) lost 9 points. */
+constexpr int kByteTileSide = 256;
+constexpr int kByteTileThreads = (kByteTileSide / 16) * (kByteTileSide / 16); /* one 16 x 16 block each */
+constexpr int kByteTileBlocksPerSM = 2;
+constexpr int kByteTileMinWaves = 3;
 
 /* Threads per block of the flat copy and flip kernels (NONE). */
 constexpr int kFlatThreads = 256;
