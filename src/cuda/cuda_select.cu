@@ -134,7 +134,6 @@ struct select_params {
     unsigned groups;  /* partition: count tasks, one per `group` tiles, one status each */
     unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
     unsigned grid;    /* select_kernel_pipelined: blocks (resident), each taking tiles k, k + grid, ... */
-    int partition;
     int cmp;
     unsigned long long value_bits;
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
@@ -254,9 +253,10 @@ __device__ __forceinline__ void count_group(const select_params &p, lookback::ti
 
 /*
  * T is the element type for comparisons, or the unsigned type of the
- * element's size for flags (ByFlags), which only move bytes.
+ * element's size for flags (ByFlags), which only move bytes. Partition:
+ * count tasks, then write tasks that also place the rejected items.
  */
-template <class T, bool ByFlags>
+template <class T, bool ByFlags, bool Partition>
 __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)))
     select_kernel(const __grid_constant__ select_params p)
 {
@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
 
     const lookback::arena &ar = p.arena;
     const bool multi = p.tickets > 1;
-    const bool part_multi = p.partition && multi; /* count tasks, then write tasks */
+    const bool part_multi = Partition && multi; /* count tasks, then write tasks */
     lookback::ticket t = {0, 0};
     if (multi) t = lookback::take_ticket(ar, p.tickets, part_multi ? p.groups : p.tiles, ticket_words);
     /* Partition: tickets [0, groups) count, the next T write. Select: each does both. */
@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
 
     /* The number kept before this tile (and, for partition, in all). */
     unsigned long long before = 0, total = kept;
-    if (multi && !p.partition) {
+    if (multi && !Partition) {
         if (tile_id == 0) {
             if (threadIdx.x == 0) lookback::publish_payload(ar, 0, t.epoch, lookback::kInclusive, kept);
         } else if (warp == 0) {
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
      * the rejected ones, each in input order. */
     const int64_t tile_valid64 = p.n - tile_base;
     const int tile_valid = tile_valid64 > kTile ? (int)kTile : (int)tile_valid64;
-    if (kept == 0 && !p.partition) return;
+    if (kept == 0 && !Partition) return;
 #pragma unroll
     for (int r = 0; r < L::R; r++) {
         unsigned rank = warp_before + row_base[r];
@@ -347,14 +347,14 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
             const int pos = warp * L::kWarpItems + L::index(r, lane, e); /* in the tile */
             if (mask[r] >> e & 1u) {
                 stage[rank++] = x[r][e];
-            } else if (p.partition && pos < tile_valid) {
+            } else if (Partition && pos < tile_valid) {
                 stage[kept + (unsigned)pos - rank] = x[r][e];
             }
         }
     }
     __syncthreads();
     T *out = static_cast<T *>(p.out);
-    const int limit = p.partition ? tile_valid : (int)kept;
+    const int limit = Partition ? tile_valid : (int)kept;
     const int64_t rejected_base = (int64_t)total + (tile_base - (int64_t)before);
     for (int i = threadIdx.x; i < limit; i += kSelectThreads) {
         if ((unsigned)i < kept) out[before + (unsigned)i] = stage[i];
@@ -655,19 +655,26 @@ __global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)
     X(F32, float)           \
     X(F64, double)
 
-const void *select_kernel_for(gp_dtype t, bool by_flags)
+/* Selections and partitions each take their own instantiation, as in
+ * select_kernel_pipelined (pipelined_pick, below). */
+template <class T, bool ByFlags>
+const void *select_kernel_pick(bool partition)
+{
+    return partition ? (const void *)select_kernel<T, ByFlags, true> : (const void *)select_kernel<T, ByFlags, false>;
+}
+const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
 {
     if (by_flags) {
         switch (gp_dtype_size(t)) {
-        case 1: return (const void *)select_kernel<uint8_t, true>;
-        case 2: return (const void *)select_kernel<uint16_t, true>;
-        case 4: return (const void *)select_kernel<uint32_t, true>;
-        default: return (const void *)select_kernel<uint64_t, true>;
+        case 1: return select_kernel_pick<uint8_t, true>(partition);
+        case 2: return select_kernel_pick<uint16_t, true>(partition);
+        case 4: return select_kernel_pick<uint32_t, true>(partition);
+        default: return select_kernel_pick<uint64_t, true>(partition);
         }
     }
     switch (t) {
 #define GP_SELECT_IF_CASE(E, C) \
-    case GP_DTYPE_##E: return (const void *)select_kernel<C, false>;
+    case GP_DTYPE_##E: return select_kernel_pick<C, false>(partition);
         GP_SELECT_DTYPES(GP_SELECT_IF_CASE)
 #undef GP_SELECT_IF_CASE
     }
@@ -765,7 +772,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     if (s != GP_STATUS_OK) return s;
     if (a->n == 0) return write_zero_count(ctx, a->count);
     const bool by_flags = a->flags != NULL;
-    const void *fn = select_kernel_for(a->t, by_flags);
+    const void *fn = select_kernel_for(a->t, by_flags, a->partition);
     if (!fn) return gp_set_error(ctx, GP_STATUS_INTERNAL, "%s: no CUDA kernel for %s", name, gp_dtype_name(a->t));
     const unsigned long long tiles = tile_count(a->t, a->n);
 
@@ -780,7 +787,6 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     p.group = (long long)tiles >= kPartitionGroupMinTiles ? (unsigned)kPartitionGroup : 1u;
     p.groups = (unsigned)((tiles + p.group - 1) / p.group);
     p.tickets = tiles == 1 ? 1u : a->partition ? p.groups + (unsigned)tiles : (unsigned)tiles;
-    p.partition = a->partition;
     p.cmp = (int)a->cmp;
     memcpy(&p.value_bits, a->value, gp_dtype_size(a->t));
     const unsigned vec = 16 / (unsigned)gp_dtype_size(a->t);
