@@ -133,7 +133,7 @@ constexpr int kTallRuns = 4;
  * memory untransposed, two blocks an SM (126 registers, 64 KiB), when they
  * fill at least kByteTileMinWaves waves of resident blocks (8192^2 and up
  * on 132 SMs). On H100 (docs/perf/transpose.md, sixth round), % of the
- * copy against 128 x 128 tiles: 16384^2 96.1-96.6 (92.4-93.4), 12288^2
+ * copy against 128 x 128 tiles: 16384^2 95.8-96.6 (92.4-93.4), 12288^2
  * 95.4-95.9 (92.5-92.9), 8192^2 94.0-95.8 (93.9-94.8); but at 2.2-3.0
  * waves (6144^2, 7168^2) 89-95 (94.4-95.5), and worse below. Three
  * blocks an SM (80 registers) lost 9 points. */
