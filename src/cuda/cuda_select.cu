@@ -46,6 +46,8 @@
  */
 #include <stdio.h>
 
+#include <type_traits>
+
 #include "cuda_backend.h"
 #include "cuda_common.cuh"
 #include "cuda_lookback.cuh"
@@ -655,30 +657,41 @@ __global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)
     X(F32, float)           \
     X(F64, double)
 
-/* Selections and partitions each take their own instantiation, as in
- * select_kernel_pipelined (pipelined_pick, below). */
-template <class T, bool ByFlags>
-const void *select_kernel_pick(bool partition)
-{
-    return partition ? (const void *)select_kernel<T, ByFlags, true> : (const void *)select_kernel<T, ByFlags, false>;
-}
-const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
+/* Calls pick(T(), std::bool_constant<ByFlags>()) with the kernel type of
+ * dtype t: by flags the unsigned type of its size (flags only move
+ * bytes), else the element type. `none` for a dtype no kernel takes. */
+template <class R, class Pick>
+R for_select_type(gp_dtype t, bool by_flags, R none, Pick &&pick)
 {
     if (by_flags) {
         switch (gp_dtype_size(t)) {
-        case 1: return select_kernel_pick<uint8_t, true>(partition);
-        case 2: return select_kernel_pick<uint16_t, true>(partition);
-        case 4: return select_kernel_pick<uint32_t, true>(partition);
-        default: return select_kernel_pick<uint64_t, true>(partition);
+        case 1: return pick(uint8_t(), std::true_type());
+        case 2: return pick(uint16_t(), std::true_type());
+        case 4: return pick(uint32_t(), std::true_type());
+        default: return pick(uint64_t(), std::true_type());
         }
     }
     switch (t) {
-#define GP_SELECT_IF_CASE(E, C) \
-    case GP_DTYPE_##E: return select_kernel_pick<C, false>(partition);
-        GP_SELECT_DTYPES(GP_SELECT_IF_CASE)
-#undef GP_SELECT_IF_CASE
+#define GP_SELECT_TYPE_CASE(E, C) \
+    case GP_DTYPE_##E: return pick(C(), std::false_type());
+        GP_SELECT_DTYPES(GP_SELECT_TYPE_CASE)
+#undef GP_SELECT_TYPE_CASE
     }
-    return NULL;
+    return none;
+}
+
+/* Selections and partitions each take their own instantiation of both
+ * selection kernels: with the partition's branches and shared state behind
+ * a runtime flag, select and select-if at 2^28 int32 ran 7-9% slower on
+ * H100 (docs/perf/scan.md, round 7), and 0.5-1.1 us slower from 2^12 to
+ * 2^20 (round 8). */
+const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
+{
+    return for_select_type<const void *>(t, by_flags, NULL, [&](auto x, auto flags) {
+        using T = decltype(x);
+        constexpr bool F = decltype(flags)::value;
+        return partition ? (const void *)select_kernel<T, F, true> : (const void *)select_kernel<T, F, false>;
+    });
 }
 
 /* select_kernel_pipelined and its shared memory. */
@@ -686,46 +699,24 @@ struct pipelined_choice {
     const void *fn;
     size_t smem;
 };
-/* A selection and a partition are separate kernels: with the partition's
- * branches and shared state in the selection's kernel behind a runtime
- * flag, select and select-if at 2^28 int32 ran 7-9% slower on H100
- * (docs/perf/scan.md, round 7). */
-template <class T, bool ByFlags>
-pipelined_choice pipelined_pick(bool partition)
-{
-    static_assert(pipelined_select<T>, "tiles of at most 16 KiB");
-    const void *fn = partition ? (const void *)select_kernel_pipelined<T, ByFlags, true>
-                               : (const void *)select_kernel_pipelined<T, ByFlags, false>;
-    return {fn, (size_t)kSelectPipeStages * select_stage_bytes<T, ByFlags>()};
-}
 pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags, bool partition)
 {
-    if (by_flags) {
-        switch (gp_dtype_size(t)) {
-        case 1: return pipelined_pick<uint8_t, true>(partition);
-        case 2: return pipelined_pick<uint16_t, true>(partition);
-        case 4: return pipelined_pick<uint32_t, true>(partition);
-        default: return pipelined_pick<uint64_t, true>(partition);
-        }
-    }
-    switch (t) {
-#define GP_SELECT_PIPELINED_CASE(E, C) \
-    case GP_DTYPE_##E: return pipelined_pick<C, false>(partition);
-        GP_SELECT_DTYPES(GP_SELECT_PIPELINED_CASE)
-#undef GP_SELECT_PIPELINED_CASE
-    }
-    return {NULL, 0};
+    return for_select_type<pipelined_choice>(t, by_flags, {NULL, 0}, [&](auto x, auto flags) {
+        using T = decltype(x);
+        constexpr bool F = decltype(flags)::value;
+        static_assert(pipelined_select<T>, "tiles of at most 16 KiB");
+        const void *fn = partition ? (const void *)select_kernel_pipelined<T, F, true>
+                                   : (const void *)select_kernel_pipelined<T, F, false>;
+        return pipelined_choice{fn, (size_t)kSelectPipeStages * select_stage_bytes<T, F>()};
+    });
 }
 
 const void *filter_kernel_for(gp_dtype t, bool desc)
 {
-    switch (t) {
-#define GP_FILTER_CASE(E, C) \
-    case GP_DTYPE_##E: return desc ? (const void *)filter_kernel<C, true> : (const void *)filter_kernel<C, false>;
-        GP_SELECT_DTYPES(GP_FILTER_CASE)
-#undef GP_FILTER_CASE
-    }
-    return NULL;
+    return for_select_type<const void *>(t, false, NULL, [&](auto x, auto) {
+        using T = decltype(x);
+        return desc ? (const void *)filter_kernel<T, true> : (const void *)filter_kernel<T, false>;
+    });
 }
 
 unsigned long long tile_count(gp_dtype t, int64_t n)

@@ -678,21 +678,22 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
     unsigned long long bits = (uintptr_t)j.in | (uintptr_t)j.out | abs_bits(j.is) | abs_bits(j.os);
     if (p.batch > 1) bits |= (unsigned long long)(j.ibs | j.obs);
     const int v = pick_vec(e, bits);
-    if (!in_place && e == 1 && v == 16 && p.rows % 16 == 0 && p.cols % 16 == 0) {
-        const long long side = kByteTileSide, tiles_r = (p.rows + side - 1) / side;
-        j.tiles_c = (p.cols + side - 1) / side;
-        j.per_matrix = tiles_r * j.tiles_c;
+    /* The jobs of tiles of side ts: tiles, or in place tile pairs. */
+    auto size_jobs = [&](long long ts) {
+        const long long tiles_r = (p.rows + ts - 1) / ts;
+        j.tiles_c = (p.cols + ts - 1) / ts;
+        j.per_matrix = in_place ? tiles_r * (tiles_r + 1) / 2 : tiles_r * j.tiles_c;
         j.jobs = p.batch * j.per_matrix;
+    };
+    if (!in_place && e == 1 && v == 16 && p.rows % 16 == 0 && p.cols % 16 == 0) {
+        size_jobs(kByteTileSide);
         const context_state *st = state(ctx);
         const long long wave = (long long)kByteTileBlocksPerSM * st->sm_count;
         if (st->byte_tiles > 0 || (st->byte_tiles < 0 && j.jobs >= kByteTileMinWaves * wave))
             return launch_byte_tiles(ctx, j);
     }
     const int ts = tile_side(e, v);
-    const long long tiles_r = (p.rows + ts - 1) / ts;
-    j.tiles_c = (p.cols + ts - 1) / ts;
-    j.per_matrix = in_place ? tiles_r * (tiles_r + 1) / 2 : tiles_r * j.tiles_c;
-    j.jobs = p.batch * j.per_matrix;
+    size_jobs(ts);
     return in_place ? run_tiles<true>(ctx, e, v, ts, j) : run_tiles<false>(ctx, e, v, ts, j);
 }
 
