@@ -119,10 +119,18 @@ if [ $second -eq 1 ] && [ $only_ladders -eq 0 ]; then
       san_ok=1
   done
   # Every byte matrix the quick suite has that 256 x 256 byte tiles can take
-  # (by default only matrices of 64 MiB and more take them).
-  step "memcheck-test_transpose-byte-tiles" env GPUPRIM_BYTE_TILES=1 "${memcheck[@]}" "$build/tests/test_transpose" \
+  # (by default only matrices of 64 MiB and more take them), with the mid
+  # size class's evict-first hints on every tile kernel; then the large
+  # class (16 x 16 tiles for 16-byte elements).
+  hook=(env GPUPRIM_BYTE_TILES=1 GPUPRIM_TRANSPOSE_SIZE=mid)
+  step "memcheck-test_transpose-byte-tiles-mid" "${hook[@]}" "${memcheck[@]}" "$build/tests/test_transpose" \
     --backend cuda --quick || san_ok=1
-  step "racecheck-test_transpose-byte-tiles" env GPUPRIM_BYTE_TILES=1 "${racecheck[@]}" "$build/tests/test_transpose" \
+  step "racecheck-test_transpose-byte-tiles-mid" "${hook[@]}" "${racecheck[@]}" "$build/tests/test_transpose" \
+    --backend cuda --quick || san_ok=1
+  hook=(env GPUPRIM_TRANSPOSE_SIZE=large)
+  step "memcheck-test_transpose-large-class" "${hook[@]}" "${memcheck[@]}" "$build/tests/test_transpose" \
+    --backend cuda --quick || san_ok=1
+  step "racecheck-test_transpose-large-class" "${hook[@]}" "${racecheck[@]}" "$build/tests/test_transpose" \
     --backend cuda --quick || san_ok=1
 fi
 

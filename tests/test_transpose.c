@@ -90,8 +90,8 @@ static const size_t elem_sizes[] = {1, 2, 4, 8, 16};
 static const unsigned all_flags[] = {0,    F_RR,        F_RC,        F_RR | F_RC,
                                      F_NONE, F_NONE | F_RR, F_NONE | F_RC, F_NONE | F_RR | F_RC};
 
-/* Tile sizes +-1 (32, 64, 128), small odd sizes, a prime. */
-static const int64_t sizes[] = {0, 1, 2, 3, 7, 16, 31, 32, 33, 63, 64, 65, 97, 127, 128, 129, 255, 256, 257};
+/* Tile sizes +-1 (16, 32, 64, 128), small odd sizes, a prime. */
+static const int64_t sizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 97, 127, 128, 129, 255, 256, 257};
 static const int64_t quick_sizes[] = {0, 1, 3, 32, 33, 65, 128, 129};
 
 static void build_shapes(table *tb, size_t e, bool quick)

@@ -305,6 +305,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     GP_CUDA_ENTER_DEVICE(ctx, scope);
     GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, ctx->device));
     if (st->sm_count < 1) st->sm_count = 1;
+    int l2 = 0;
+    GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ctx->device));
+    st->l2_bytes = l2 > 0 ? l2 : 0;
     int cooperative = 0;
     GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, ctx->device));
     st->cooperative = cooperative != 0;
@@ -321,6 +324,15 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * 1 makes every matrix they can take use them (the tests), 0 none. */
     const char *bytes = getenv("GPUPRIM_BYTE_TILES");
     st->byte_tiles = bytes && (strcmp(bytes, "0") == 0 || strcmp(bytes, "1") == 0) ? bytes[0] - '0' : -1;
+    /* Out-of-place tiled transposes pick cache hints, and for 16-byte
+     * elements the tile side, by their size against the L2
+     * (cuda_transpose.cu); small, mid or large applies one class to every
+     * call (the tests). */
+    const char *size = getenv("GPUPRIM_TRANSPOSE_SIZE");
+    st->transpose_size = -1;
+    if (size && strcmp(size, "small") == 0) st->transpose_size = 0;
+    if (size && strcmp(size, "mid") == 0) st->transpose_size = 1;
+    if (size && strcmp(size, "large") == 0) st->transpose_size = 2;
     /* Small reductions finish inside a thread-block cluster (cuda_reduce.cu)
      * unless this is 0: the tests run both ways. */
     const char *cluster = getenv("GPUPRIM_REDUCE_CLUSTER");

@@ -30,6 +30,8 @@ struct context_state {
     unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids and the filter's chunks (0: none) */
     bool lookback_warps;   /* GPUPRIM_LOOKBACK_WARPS=0 turns off the look-back-warp kernels */
     int byte_tiles;        /* GPUPRIM_BYTE_TILES: 1 always where they apply, 0 never, -1 (default) by size */
+    long long l2_bytes;    /* the device's L2 */
+    int transpose_size;    /* GPUPRIM_TRANSPOSE_SIZE: 0 small, 1 mid, 2 large for every transpose, -1 (default) by size */
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control`: the low half of a zeroed 64-bit word */
     /* Blocks in the largest cluster reduce may launch (16 or 8), 0 for none

@@ -30,6 +30,10 @@
  * 16 x 16 block on the way out (transpose_byte_tiles): 256-byte row
  * segments on both sides at two blocks an SM.
  *
+ * Out of place, the matrix's bytes against the L2 set a size class
+ * (size_class, cuda_tuning.h): mid-sized ones load and store with the
+ * evict-first hint, large ones of 16-byte elements take 16 x 16 tiles.
+ *
  * A side of at most kSkinnySide elements (out of place) leaves most lanes
  * of a tile idle: up to kSkinnyMaxBytes one thread moves one element
  * (transpose_skinny), past it chunks of the long side cross shared memory
@@ -119,7 +123,7 @@ __device__ __forceinline__ void split(long long x, long long d, bool small, long
  * q = t, t + T, ...; block q is block row q / BC, block column q % BC, so a
  * warp's loads run along input rows.
  */
-template <int E, int V, int TS, bool NC>
+template <int E, int V, int TS, bool NC, bool STREAM>
 __device__ __forceinline__ void load_tile(const char *base, long long is, int vrows, int vcols, vec_t<V> *sm)
 {
     constexpr int R = V / E, W = words(V), BC = TS / R, T = tile_threads(E, V, TS);
@@ -133,7 +137,7 @@ __device__ __forceinline__ void load_tile(const char *base, long long is, int vr
 #pragma unroll
         for (int k = 0; k < R; k++, p += is) {
             vec_t<V> x = vec_t<V>();
-            if (br * R + k < vrows && col < vcols) x = load<V, NC>(p);
+            if (br * R + k < vrows && col < vcols) x = load<V, NC, STREAM>(p);
             to_words<V>(x, v[k]);
         }
         transpose_block<E, V>(v, o);
@@ -145,7 +149,7 @@ __device__ __forceinline__ void load_tile(const char *base, long long is, int vr
 /* Stores the tile's pieces to `base` (valid: vrows x vcols output
  * elements, vcols a multiple of R): consecutive threads take consecutive
  * pieces of a row. */
-template <int E, int V, int TS>
+template <int E, int V, int TS, bool STREAM>
 __device__ __forceinline__ void store_tile(const vec_t<V> *sm, char *base, long long os, int vrows, int vcols)
 {
     constexpr int R = V / E, BR = TS / R, T = tile_threads(E, V, TS);
@@ -153,7 +157,7 @@ __device__ __forceinline__ void store_tile(const vec_t<V> *sm, char *base, long 
 #pragma unroll
     for (int k = 0; k < P; k++) {
         const int L = threadIdx.x + k * T, c = L / BR, b = L % BR, col = b * R;
-        if (c < vrows && col < vcols) store<V>(base + c * os + col * E, sm[swizzle<E, V, TS>(c, b)]);
+        if (c < vrows && col < vcols) store<V, STREAM>(base + c * os + col * E, sm[swizzle<E, V, TS>(c, b)]);
     }
 }
 
@@ -216,9 +220,10 @@ __device__ __forceinline__ void tile_of_job(const tile_job &j, long long t, long
 /* Shared bytes of a tile (an in-place pair holds two). */
 constexpr size_t tile_smem(int e, int v, int ts, bool pair) { return (size_t)ts * ts * e * (pair ? 2 : 1); }
 
-template <int E, int V, int TS, bool PAIR>
+template <int E, int V, int TS, bool PAIR, bool STREAM>
 __global__ void __launch_bounds__(tile_threads(E, V, TS), tile_min_blocks(E, V, TS)) transpose_tiles(const tile_job j)
 {
+    static_assert(!(PAIR && STREAM), "in place, the input is written: no evict-first hint on its loads");
     constexpr int R = V / E, UNITS = TS * (TS / R);
     extern __shared__ uint4 tile_smem_[]; /* tile_smem(E, V, TS, PAIR) bytes */
     vec_t<V> *sm = reinterpret_cast<vec_t<V> *>(tile_smem_);
@@ -239,7 +244,7 @@ __global__ void __launch_bounds__(tile_threads(E, V, TS), tile_min_blocks(E, V, 
         for (int h = 0; h < tiles; h++) {
             const char *src = h ? in + c0 * j.is + r0 * E : in + r0 * j.is + c0 * E;
             const int rows = h ? vc : vr, cols = h ? vr : vc;
-            if (whole) load_tile<E, V, TS, !PAIR>(src, j.is, rows, cols, sm + h * UNITS);
+            if (whole) load_tile<E, V, TS, !PAIR, STREAM>(src, j.is, rows, cols, sm + h * UNITS);
             else load_tile_elems<E, V, TS, !PAIR>(src, j.is, rows, cols, sm + h * UNITS);
         }
         __syncthreads();
@@ -247,7 +252,7 @@ __global__ void __launch_bounds__(tile_threads(E, V, TS), tile_min_blocks(E, V, 
         for (int h = 0; h < tiles; h++) {
             char *dst = h ? out + r0 * j.os + c0 * E : out + c0 * j.os + r0 * E;
             const int rows = h ? vr : vc, cols = h ? vc : vr;
-            if (whole) store_tile<E, V, TS>(sm + h * UNITS, dst, j.os, rows, cols);
+            if (whole) store_tile<E, V, TS, STREAM>(sm + h * UNITS, dst, j.os, rows, cols);
             else store_tile_elems<E, V, TS>(sm + h * UNITS, dst, j.os, rows, cols);
         }
         __syncthreads(); /* the next tile reuses sm */
@@ -265,6 +270,7 @@ __global__ void __launch_bounds__(tile_threads(E, V, TS), tile_min_blocks(E, V, 
  * row: loads write 8 consecutive chunks of a row per wavefront, and stores
  * read chunk bc of 8 rows 16 apart; both touch every bank once.
  */
+template <bool STREAM>
 __global__ void __launch_bounds__(kByteTileThreads, kByteTileBlocksPerSM) transpose_byte_tiles(const tile_job j)
 {
     constexpr int TS = kByteTileSide, BC = TS / 16, T = kByteTileThreads, U = TS * BC / T;
@@ -282,7 +288,7 @@ __global__ void __launch_bounds__(kByteTileThreads, kByteTileBlocksPerSM) transp
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int q = threadIdx.x + u * T, r = q / BC, c = q % BC;
-            x[u] = r < vr && c * 16 < vc ? load<16, true>(in + r * j.is + c * 16) : uint4();
+            x[u] = r < vr && c * 16 < vc ? load<16, true, STREAM>(in + r * j.is + c * 16) : uint4();
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -300,7 +306,7 @@ __global__ void __launch_bounds__(kByteTileThreads, kByteTileBlocksPerSM) transp
         if (br * 16 < vr) {
 #pragma unroll
             for (int c = 0; c < 16; c++)
-                if (bc * 16 + c < vc) store<16>(out + (bc * 16 + c) * j.os + br * 16, from_words<16>(o[c]));
+                if (bc * 16 + c < vc) store<16, STREAM>(out + (bc * 16 + c) * j.os + br * 16, from_words<16>(o[c]));
         }
         __syncthreads(); /* the next tile reuses sm */
     }
@@ -464,15 +470,18 @@ __global__ void __launch_bounds__(kFlatThreads) flip_in_place(const flip_job j)
     X(1, 16) X(1, 8) X(1, 4) X(1, 1) X(2, 16) X(2, 8) X(2, 4) X(2, 2) X(4, 16) X(4, 8) X(4, 4) \
     X(8, 16) X(8, 8) X(16, 16)
 
-/* Every (E, V, TS) a tiled kernel is built for: TS = tile_side(E, V). */
+/* Every (E, V, TS) a tiled kernel is built for: TS = tile_side(E, V), and
+ * tile_side_large(E, V) where it differs (out of place only). */
 #define GP_TP_TILES(X)                                                                                   \
     X(1, 16, 128) X(1, 8, 128) X(1, 4, 128) X(1, 1, 64) X(2, 16, 128) X(2, 8, 64) X(2, 4, 64) X(2, 2, 64) \
-    X(4, 16, 64) X(4, 8, 64) X(4, 4, 64) X(8, 16, 32) X(8, 8, 32) X(16, 16, 32)
+    X(4, 16, 64) X(4, 8, 64) X(4, 4, 64) X(8, 16, 32) X(8, 8, 32) X(16, 16, 32) X(16, 16, 16)
 
-/* GP_TP_TILES lists each side that tile_side picks, which the kernel choice
- * looks up at run time: the compiler holds the two to the same values. */
-#define GP_TP_SIDE_PICKED(E, V, TS) \
-    static_assert(tile_side(E, V) == TS, "GP_TP_TILES: <" #E ", " #V "> does not take side " #TS);
+/* GP_TP_TILES lists each side that tile_side and tile_side_large pick,
+ * which the kernel choice looks up at run time: the compiler holds the
+ * two to the same values. */
+#define GP_TP_SIDE_PICKED(E, V, TS)                                            \
+    static_assert(tile_side(E, V) == TS || tile_side_large(E, V) == TS, \
+                  "GP_TP_TILES: <" #E ", " #V "> does not take side " #TS);
 GP_TP_TILES(GP_TP_SIDE_PICKED)
 #undef GP_TP_SIDE_PICKED
 
@@ -496,27 +505,28 @@ unsigned long long abs_bits(long long x) { return (unsigned long long)(x < 0 ? -
 
 unsigned grid_for(long long blocks) { return (unsigned)(blocks < INT_MAX ? blocks : INT_MAX); }
 
-template <int E, int V, int TS, bool PAIR>
+template <int E, int V, int TS, bool PAIR, bool STREAM>
 gp_status launch_tiles(gp_ctx *ctx, tile_job j)
 {
 #ifdef GPUPRIM_DEBUG_LAUNCH
     char what[128];
-    snprintf(what, sizeof what, "transpose_tiles<%d, %d, %d, %s> (%lld x %lld, %lld jobs)", E, V, TS,
-             PAIR ? "in place" : "out of place", j.rows, j.cols, j.jobs);
+    snprintf(what, sizeof what, "transpose_tiles<%d, %d, %d, %s%s> (%lld x %lld, %lld jobs)", E, V, TS,
+             PAIR ? "in place" : "out of place", STREAM ? ", evict-first" : "", j.rows, j.cols, j.jobs);
 #else
     const char *what = "transpose_tiles";
 #endif
     void *args[] = {&j};
-    GP_CUDA_LAUNCH_SMEM(ctx, (transpose_tiles<E, V, TS, PAIR>), what, grid_for(j.jobs),
+    GP_CUDA_LAUNCH_SMEM(ctx, (transpose_tiles<E, V, TS, PAIR, STREAM>), what, grid_for(j.jobs),
                         (unsigned)tile_threads(E, V, TS), tile_smem(E, V, TS, PAIR), args);
     return GP_STATUS_OK;
 }
 
-gp_status launch_byte_tiles(gp_ctx *ctx, tile_job j)
+gp_status launch_byte_tiles(gp_ctx *ctx, tile_job j, bool stream)
 {
     void *args[] = {&j};
-    GP_CUDA_LAUNCH_SMEM(ctx, transpose_byte_tiles, "transpose_byte_tiles", grid_for(j.jobs),
-                        (unsigned)kByteTileThreads, (size_t)kByteTileSide * kByteTileSide, args);
+    GP_CUDA_LAUNCH_SMEM(ctx, stream ? transpose_byte_tiles<true> : transpose_byte_tiles<false>,
+                        "transpose_byte_tiles", grid_for(j.jobs), (unsigned)kByteTileThreads,
+                        (size_t)kByteTileSide * kByteTileSide, args);
     return GP_STATUS_OK;
 }
 
@@ -566,12 +576,20 @@ gp_status no_kernel(gp_ctx *ctx, int e, int v)
                         "gp_transpose: no CUDA kernel for %d-byte elements in %d-byte words", e, v);
 }
 
+/* In place takes tile_side's tiles and no hints; out of place, either. */
 template <bool PAIR>
-gp_status run_tiles(gp_ctx *ctx, int e, int v, int ts, const tile_job &j)
+gp_status run_tiles(gp_ctx *ctx, int e, int v, int ts, bool stream, const tile_job &j)
 {
     switch ((e * 100 + v) * 1000 + ts) {
-#define GP_TP_CASE(E, V, TS) \
-    case (E * 100 + V) * 1000 + TS: return launch_tiles<E, V, TS, PAIR>(ctx, j);
+#define GP_TP_CASE(E, V, TS)                                                              \
+    case (E * 100 + V) * 1000 + TS:                                                       \
+        if constexpr (PAIR) {                                                             \
+            if constexpr (TS == tile_side(E, V)) return launch_tiles<E, V, TS, true, false>(ctx, j); \
+            else break;                                                                   \
+        } else {                                                                          \
+            return stream ? launch_tiles<E, V, TS, false, true>(ctx, j)                   \
+                          : launch_tiles<E, V, TS, false, false>(ctx, j);                 \
+        }
         GP_TP_TILES(GP_TP_CASE)
 #undef GP_TP_CASE
     }
@@ -636,6 +654,17 @@ matrix_view view_of(const gp_transpose_args *a, int e)
     return m;
 }
 
+/* The size class of an out-of-place tiled transpose of `bytes` (its input,
+ * batch included; cuda_tuning.h), or the one GPUPRIM_TRANSPOSE_SIZE sets. */
+enum { kSizeSmall, kSizeMid, kSizeLarge };
+int size_class(const context_state *st, long long bytes)
+{
+    if (st->transpose_size >= 0) return st->transpose_size;
+    if (st->l2_bytes <= 0) return kSizeSmall; /* not reported: no hints, the usual tiles */
+    if (bytes > kStreamToL2Mul * st->l2_bytes) return kSizeLarge;
+    return bytes * kStreamFromL2Div >= st->l2_bytes ? kSizeMid : kSizeSmall;
+}
+
 gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
 {
     const gp_transpose_params &p = a->p;
@@ -685,16 +714,21 @@ gp_status transpose_tiled(gp_ctx *ctx, const gp_transpose_args *a, int e)
         j.per_matrix = in_place ? tiles_r * (tiles_r + 1) / 2 : tiles_r * j.tiles_c;
         j.jobs = p.batch * j.per_matrix;
     };
+    const context_state *st = state(ctx);
+    const int size = size_class(st, bytes);
     if (!in_place && e == 1 && v == 16 && p.rows % 16 == 0 && p.cols % 16 == 0) {
         size_jobs(kByteTileSide);
-        const context_state *st = state(ctx);
         const long long wave = (long long)kByteTileBlocksPerSM * st->sm_count;
         if (st->byte_tiles > 0 || (st->byte_tiles < 0 && j.jobs >= kByteTileMinWaves * wave))
-            return launch_byte_tiles(ctx, j);
+            return launch_byte_tiles(ctx, j, size == kSizeMid);
     }
-    const int ts = tile_side(e, v);
+    if (in_place) {
+        size_jobs(tile_side(e, v));
+        return run_tiles<true>(ctx, e, v, tile_side(e, v), false, j);
+    }
+    const int ts = size == kSizeLarge ? tile_side_large(e, v) : tile_side(e, v);
     size_jobs(ts);
-    return in_place ? run_tiles<true>(ctx, e, v, ts, j) : run_tiles<false>(ctx, e, v, ts, j);
+    return run_tiles<false>(ctx, e, v, ts, size == kSizeMid, j);
 }
 
 gp_status copy_flipped(gp_ctx *ctx, const gp_transpose_args *a, int e)

@@ -60,19 +60,24 @@ __device__ __forceinline__ vec_t<V> from_words(const uint32_t (&w)[words(V)])
 }
 
 /* One V-byte global load; NC: through the read-only path (data that the
- * kernel never writes). */
-template <int V, bool NC>
+ * kernel never writes); STREAM: evict-first in L1 and L2 (ld.global.cs), for
+ * matrices of the mid size class (cuda_tuning.h). */
+template <int V, bool NC, bool STREAM = false>
 __device__ __forceinline__ vec_t<V> load(const char *p)
 {
     const vec_t<V> *q = reinterpret_cast<const vec_t<V> *>(p);
-    if constexpr (NC) return __ldg(q);
+    if constexpr (STREAM) return __ldcs(q);
+    else if constexpr (NC) return __ldg(q);
     else return *q;
 }
 
-template <int V>
+/* One V-byte global store; STREAM: evict-first (st.global.cs). */
+template <int V, bool STREAM = false>
 __device__ __forceinline__ void store(char *p, const vec_t<V> &x)
 {
-    *reinterpret_cast<vec_t<V> *>(p) = x;
+    vec_t<V> *q = reinterpret_cast<vec_t<V> *>(p);
+    if constexpr (STREAM) __stcs(q, x);
+    else *q = x;
 }
 
 /* Elements [0, n) of a vector, one E-byte access each: the partial vector

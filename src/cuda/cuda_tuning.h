@@ -142,6 +142,29 @@ constexpr int kByteTileThreads = (kByteTileSide / 16) * (kByteTileSide / 16); /*
 constexpr int kByteTileBlocksPerSM = 2;
 constexpr int kByteTileMinWaves = 3;
 
+/* Size classes of an out-of-place tiled transpose, by the bytes B of its
+ * input (batch included) against the device's L2:
+ * - mid, L2 / kStreamFromL2Div <= B <= kStreamToL2Mul x L2: loads and
+ *   stores carry the evict-first hint (ld/st.global.cs). On H100 (50 MB
+ *   L2, docs/perf/transpose.md, seventh round) that took 2-9% off every
+ *   element size from 32 to 72 MB (c16 1920x1080 24.2 against 26.6 us;
+ *   u8 8192^2 97.7% of the copy against 95.4%), about 1% at 128 MB, and
+ *   cost 0.3-1.5% from 144 MB, where it is not used; below 25 MB it was
+ *   level or slower.
+ * - large, B > kStreamToL2Mul x L2: plain loads and stores, and 16-byte
+ *   elements take kLargeC16Side tiles (1.002-1.009x Zgeam from 4096^2 to
+ *   12288^2, where 32 x 32 tiles were 0.998-1.002x).
+ * - small: plain, the tiles of tile_side. */
+constexpr long long kStreamFromL2Div = 2;
+constexpr long long kStreamToL2Mul = 2;
+constexpr int kLargeC16Side = 16;
+
+/* The tile side of a large matrix (above). */
+__host__ __device__ constexpr int tile_side_large(int e, int v)
+{
+    return e == 16 && v == 16 ? kLargeC16Side : tile_side(e, v);
+}
+
 /* Threads per block of the flat copy and flip kernels (NONE). */
 constexpr int kFlatThreads = 256;
 
