@@ -330,9 +330,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * call (the tests). */
     const char *size = getenv("GPUPRIM_TRANSPOSE_SIZE");
     st->transpose_size = -1;
-    if (size && strcmp(size, "small") == 0) st->transpose_size = 0;
-    if (size && strcmp(size, "mid") == 0) st->transpose_size = 1;
-    if (size && strcmp(size, "large") == 0) st->transpose_size = 2;
+    if (size && strcmp(size, "small") == 0) st->transpose_size = kSizeSmall;
+    if (size && strcmp(size, "mid") == 0) st->transpose_size = kSizeMid;
+    if (size && strcmp(size, "large") == 0) st->transpose_size = kSizeLarge;
     /* Small reductions finish inside a thread-block cluster (cuda_reduce.cu)
      * unless this is 0: the tests run both ways. */
     const char *cluster = getenv("GPUPRIM_REDUCE_CLUSTER");

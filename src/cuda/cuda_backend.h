@@ -22,6 +22,10 @@ constexpr size_t kReduceCounterOffset = 64;
 constexpr size_t kReducePairOffset = 80; /* 16 bytes where a reduction's two clusters meet */
 constexpr size_t kControlBytes = 128;
 
+/* Size classes of an out-of-place tiled transpose (cuda_transpose.cu,
+ * size_class; the bounds are in cuda_tuning.h). */
+enum transpose_size_class { kSizeSmall, kSizeMid, kSizeLarge };
+
 /* ctx->impl of a CUDA context: device facts read once at creation, so the
  * hot path asks the runtime nothing. */
 struct context_state {
@@ -31,7 +35,7 @@ struct context_state {
     bool lookback_warps;   /* GPUPRIM_LOOKBACK_WARPS=0 turns off the look-back-warp kernels */
     int byte_tiles;        /* GPUPRIM_BYTE_TILES: 1 always where they apply, 0 never, -1 (default) by size */
     long long l2_bytes;    /* the device's L2 */
-    int transpose_size;    /* GPUPRIM_TRANSPOSE_SIZE: 0 small, 1 mid, 2 large for every transpose, -1 (default) by size */
+    int transpose_size;    /* GPUPRIM_TRANSPOSE_SIZE: a transpose_size_class for every transpose, -1 (default) by size */
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control`: the low half of a zeroed 64-bit word */
     /* Blocks in the largest cluster reduce may launch (16 or 8), 0 for none

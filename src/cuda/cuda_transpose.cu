@@ -656,7 +656,6 @@ matrix_view view_of(const gp_transpose_args *a, int e)
 
 /* The size class of an out-of-place tiled transpose of `bytes` (its input,
  * batch included; cuda_tuning.h), or the one GPUPRIM_TRANSPOSE_SIZE sets. */
-enum { kSizeSmall, kSizeMid, kSizeLarge };
 int size_class(const context_state *st, long long bytes)
 {
     if (st->transpose_size >= 0) return st->transpose_size;
