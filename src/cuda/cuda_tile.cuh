@@ -111,13 +111,14 @@ struct op_xor {
 };
 /* The running maximum of the filter: NaN never wins (b > a is false for a
  * NaN b, and a starts at lowest() and only ever takes non-NaN values).
- * Floats: fmax, which drops a NaN operand in one instruction. */
+ * f32: fmaxf, one instruction. f64 has none: fmax's care for a NaN a,
+ * which never comes, cost dense chunks 17% against a compare and select
+ * (docs/perf/scan.md, round 10). */
 struct op_max_skip_nan {
     template <class A> __device__ static A identity() { return lowest<A>(); }
     template <class A> __device__ static A apply(A a, A b)
     {
         if constexpr (std::is_same_v<A, float>) return fmaxf(a, b);
-        else if constexpr (std::is_same_v<A, double>) return fmax(a, b);
         else return b > a ? b : a;
     }
 };

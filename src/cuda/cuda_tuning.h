@@ -294,9 +294,9 @@ __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
 /* 256 threads x 16 items: a 4096-element tile (16 KiB of int32). A tile
  * is at most 16 KiB, so 8-byte items take 8 a thread: the look-back-warp
  * selection keeps 4 tiles a block in shared memory, 3 blocks an SM
- * (cuda_select_pipelined.cuh). The filter keeps up to 32 KiB of records a
- * block (kSelectStageBytes, under the 48 KiB static limit). Measured
- * plateau with 256 x 16 on the H200: select 1.55 TB/s, the filter 0.9. */
+ * (cuda_select_pipelined.cuh). The filter keeps up to kFilterRecordBytes
+ * of records a block (below). Measured plateau with 256 x 16 on the H200:
+ * select 1.55 TB/s, the filter 0.9 (before its chunks). */
 #ifndef GP_SELECT_THREADS
 #define GP_SELECT_THREADS 256
 #endif
@@ -305,7 +305,6 @@ __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
 #endif
 constexpr int kSelectThreads = GP_SELECT_THREADS;
 static_assert(kSelectThreads % 32 == 0 && kSelectThreads <= 1024, "whole warps");
-constexpr int kSelectStageBytes = 32768;
 constexpr int kSelectTileBytes = 16384;
 __host__ __device__ constexpr int select_items(int item_bytes)
 {
@@ -362,6 +361,24 @@ __host__ __device__ constexpr int select_blocks_per_sm(int item_bytes)
  * spilled 8 bytes at 80 registers (ptxas, filter_kernel<double>); 8 a
  * thread fit 64, as the selection's. */
 __host__ __device__ constexpr int filter_blocks_per_sm(int item_bytes) { return select_blocks_per_sm(item_bytes); }
+/* Chunks where the filter's records are dense (filter_kernel's sample:
+ * 1 in kFilterDenseShare of the sampled keys is a record). H100, 2^28,
+ * mostly ascending data (docs/perf/scan.md, round 10): chunks that fill
+ * the record buffer without overflowing it were fastest, 8 tiles for i32,
+ * i64 and f64 (~40% kept: 750, 1503, 1731 us against 989, 2070, 2349 with
+ * one chunk a block) and 4 for f32 (up to 77% kept: 919 against 1120);
+ * past the buffer, chunks of 6 to 12 tiles lost 20-60%. So the chunk is
+ * what the buffer holds at the sample's densest rate, within these bounds.
+ * Random data keeps one chunk a block (354 against 576 us in chunks of 4). */
+constexpr unsigned kFilterDenseShare = 8;
+constexpr unsigned kFilterDenseMinTiles = 2;
+constexpr unsigned kFilterDenseMaxTiles = 8;
+/* The filter's record buffer (dynamic shared memory): 54 KiB lets 4
+ * blocks share an SM's 228 KiB, and holds 84% of a dense chunk's keys
+ * (f32 mostly ascending data past 2^24 keeps up to 77%: ties at float
+ * precision count as records). It also stages a tile's survivors. */
+constexpr int kFilterRecordBytes = 54 << 10;
+static_assert(kFilterRecordBytes >= kSelectTileBytes, "a tile's survivors fit");
 
 } // namespace gp_cuda
 

@@ -75,6 +75,7 @@ void gp_emu_published(unsigned state, unsigned long long slot);
 /* ------------------------------------------------------------- intrinsics */
 
 inline void __syncthreads() { gp_emu::block_barrier(); }
+inline int __syncthreads_or(int pred) { return gp_emu::block_barrier_or(pred); }
 
 template <class T>
 inline T __shfl_sync(unsigned, T v, int src)
@@ -158,7 +159,7 @@ inline gp_status fail(gp_ctx *ctx, cudaError_t, const char *call, const char *, 
     return gp_set_error(ctx, other, "%s failed (emulated)", call);
 }
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block, void **args,
-                 const char *file, int line);
+                 const char *file, int line, size_t smem = 0);
 unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem);
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                           size_t smem, void **args, bool *too_large, const char *file, int line);
@@ -178,6 +179,12 @@ public:
     do {                                                                                                       \
         gp_status gp_ls_ = gp_cuda::launch((ctx), (const void *)(kernel), (what), (grid), (block), (args),      \
                                            __FILE__, __LINE__);                                                \
+        if (gp_ls_ != GP_STATUS_OK) return gp_ls_;                                                             \
+    } while (0)
+#define GP_CUDA_LAUNCH_SMEM(ctx, kernel, what, grid, block, smem, args)                                        \
+    do {                                                                                                       \
+        gp_status gp_ls_ = gp_cuda::launch((ctx), (const void *)(kernel), (what), (grid), (block), (args),      \
+                                           __FILE__, __LINE__, (smem));                                        \
         if (gp_ls_ != GP_STATUS_OK) return gp_ls_;                                                             \
     } while (0)
 

@@ -69,9 +69,9 @@ static gp_status run(const void *kernel, const char *what, unsigned grid, unsign
 }
 
 gp_status launch(gp_ctx *, const void *kernel, const char *what, unsigned grid, unsigned block, void **args,
-                 const char *file, int line)
+                 const char *file, int line, size_t smem)
 {
-    return run(kernel, what, grid, block, 0, args, file, line);
+    return run(kernel, what, grid, block, smem, args, file, line);
 }
 
 unsigned resident_blocks(gp_ctx *, const void *, unsigned, size_t) { return gp_emu::resident_blocks(); }

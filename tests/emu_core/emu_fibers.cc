@@ -45,6 +45,7 @@ struct block_state {
     jmp_buf sched;
     fiber *cur = nullptr;
     unsigned bar_count = 0, bar_gen = 0;
+    int bar_vote[2] = {0, 0}; /* block_barrier_or, by the parity of bar_gen */
     unsigned named_count = 0, named_gen = 0;
     long spins = 0; /* barrier waits without progress: a deadlock if it grows without end */
     warp_state warps[32];
@@ -91,6 +92,7 @@ void run_block(block_state &b)
     if (b.stacks.size() < b.nthreads) b.stacks.resize(b.nthreads, std::vector<char>(kStackBytes));
     memset(b.smem.data(), 0xA5, b.smem.size()); /* dynamic shared memory starts as garbage */
     b.bar_count = 0;
+    b.bar_vote[0] = b.bar_vote[1] = 0;
     b.named_count = 0;
     b.spins = 0;
     memset(b.warps, 0, sizeof b.warps);
@@ -147,7 +149,20 @@ unsigned block_x() { return tb->block; }
 unsigned grid_x() { return tb->grid; }
 unsigned block_dim_x() { return tb->nthreads; }
 
-void block_barrier() { arrive_and_wait(tb->bar_count, tb->bar_gen, tb->nthreads); }
+void block_barrier()
+{
+    /* The last to arrive clears the next barrier's vote: every reader of
+     * this parity's previous vote has passed it by then. */
+    if (tb->bar_count + 1 == tb->nthreads) tb->bar_vote[(tb->bar_gen + 1) & 1] = 0;
+    arrive_and_wait(tb->bar_count, tb->bar_gen, tb->nthreads);
+}
+int block_barrier_or(int pred)
+{
+    const unsigned at = tb->bar_gen;
+    if (pred) tb->bar_vote[at & 1] = 1;
+    block_barrier();
+    return tb->bar_vote[at & 1];
+}
 void named_barrier(unsigned threads) { arrive_and_wait(tb->named_count, tb->named_gen, threads); }
 
 const uint64_t *warp_exchange_begin(uint64_t v)

@@ -24,6 +24,8 @@ unsigned block_dim_x();
 
 /* __syncthreads; bar.sync 1, threads (the block's first `threads`). */
 void block_barrier();
+/* __syncthreads_or: a barrier that also returns whether any thread's pred was set. */
+int block_barrier_or(int pred);
 void named_barrier(unsigned threads);
 /* All 32 lanes of the caller's warp deposit v; returns the 32 deposits.
  * Every lane must call warp_exchange_end after reading them. */
