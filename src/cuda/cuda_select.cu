@@ -76,6 +76,17 @@ __device__ __forceinline__ W load_flags(const uint8_t *f)
     else return __ldcs(reinterpret_cast<const W *>(f));
 }
 
+/* How many of the bytes are not zero: the top bit of ((b & 0x7f) + 0x7f) | b. */
+__device__ __forceinline__ unsigned nonzero_bytes(unsigned w)
+{
+    return (unsigned)__popc((((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u);
+}
+__device__ __forceinline__ unsigned nonzero_bytes(uint2 v) { return nonzero_bytes(v.x) + nonzero_bytes(v.y); }
+__device__ __forceinline__ unsigned nonzero_bytes(uint4 v)
+{
+    return nonzero_bytes(v.x) + nonzero_bytes(v.y) + nonzero_bytes(v.z) + nonzero_bytes(v.w);
+}
+
 /* Bit e set when flag byte e of a V-byte run is not zero. */
 template <int V, bool Shared = false>
 __device__ __forceinline__ unsigned flag_mask(const uint8_t *f, bool vector, int valid_from_here)
@@ -180,6 +191,32 @@ __device__ __forceinline__ void count_group_tiles(const select_params &p, unsign
     constexpr int64_t kTile = select_tile(sizeof(T));
     using L = rows<T, Items>;
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    if constexpr (ByFlags) {
+        /* Counting needs no row layout: each lane takes Items contiguous
+         * flag bytes of its warp's segment, one 8- or 16-byte load, and
+         * kFlagBatch tiles' loads are in flight at once. The row layout's
+         * 4-byte loads, two tiles at a time, left the count phase
+         * latency-bound: partitions ran 0.78x CUB at 2^28 int32, now 1.05x
+         * (docs/perf/scan.md, round 11). */
+        constexpr int kFlagBatch = G % 4 == 0 ? 4 : G % 2 == 0 ? 2 : 1;
+        using W = std::conditional_t<Items == 16, uint4, uint2>;
+        static_assert(Items == 16 || Items == 8, "a lane's flags are one 8- or 16-byte load");
+        const uint8_t *base = p.flags + (int64_t)g * G * kTile + (int64_t)warp * L::kWarpItems + lane * Items;
+        if ((uintptr_t)p.flags % 16 == 0 && ((int64_t)g * G + G) * kTile <= p.n) {
+#pragma unroll
+            for (int b = 0; b < G; b += kFlagBatch) {
+                W v[kFlagBatch];
+#pragma unroll
+                for (int i = 0; i < kFlagBatch; i++) v[i] = load_flags<W, false>(base + (int64_t)(b + i) * kTile);
+#pragma unroll
+                for (int i = 0; i < kFlagBatch; i++) {
+                    const unsigned in_warp = tile::warp_all<tile::op_sum>(nonzero_bytes(v[i]));
+                    if (lane == 0) counts[warp][b + i] = in_warp;
+                }
+            }
+            return;
+        }
+    }
     /* Two tiles' loads in flight at a time: all G spilled under the register cap. */
 #pragma unroll 2
     for (int i = 0; i < G; i++) {
