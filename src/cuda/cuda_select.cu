@@ -750,7 +750,7 @@ __global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)
         for (unsigned long long k = first; k < last; k++, parity ^= 1u) {
             Tile tl;
             /* its barriers: the last tile's run is written */
-        tl.run(p, k, carry, parity, warp_maxima, warp_counts, sparse);
+            tl.run(p, k, carry, parity, warp_maxima, warp_counts, sparse);
 #pragma unroll
             for (int r = 0; r < L::R; r++) {
                 unsigned rank = tl.warp_before + tl.row_base[r];
