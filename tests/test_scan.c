@@ -39,14 +39,16 @@ static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_D
 static const gp_op ops[] = {GP_OP_SUM, GP_OP_PROD, GP_OP_MIN, GP_OP_MAX, GP_OP_AND, GP_OP_OR, GP_OP_XOR};
 
 /* Warp and block sizes +-1, the CUDA tiles (4096; 8192 for 1-byte inputs)
- * +-1, one look-back window of 32 tiles +-1 tile, the CPU's serial limit
- * (2^15) and blocks, and 2^20 +- 1. */
-static const int64_t sizes[] = {0,    1,     2,     31,    32,     33,     255,     256,     257,
-                                1023, 1024,  1025,  2047,  2049,  4095,  4096,   4097,   8191,    8192,    8193,
-                                12289, 32767, 32768, 32769, 131071, 135169, 270337, (1 << 20) - 1, (1 << 20) + 1};
+ * +-1, the largest cluster scans (8 or 16 blocks: 2^15, 2^16, 2^17 for
+ * 1-byte inputs) +-1, one look-back window of 32 tiles +-1 tile, the CPU's
+ * serial limit (2^15) and blocks, and 2^20 +- 1. */
+static const int64_t sizes[] = {0,     1,     2,     31,     32,     33,     255,    256,    257,    1023,  1024,
+                                1025,  2047,  2049,  4095,   4096,   4097,   8191,   8192,   8193,   12289, 32767,
+                                32768, 32769, 65535, 65536,  65537,  131071, 131073, 135169, 270337, (1 << 20) - 1,
+                                (1 << 20) + 1};
 /* Sizes that also run for every widening, in place and misaligned. */
 static const int64_t some_sizes[] = {1, 33, 1025, 4097, 8193, 135169};
-static const int64_t quick_sizes[] = {0, 1, 33, 4097, 135169};
+static const int64_t quick_sizes[] = {0, 1, 33, 4097, 65535, 135169};
 enum { MAX_OFF = 15, SLACK = 16 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -337,6 +337,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * unless this is 0: the tests run both ways. */
     const char *cluster = getenv("GPUPRIM_REDUCE_CLUSTER");
     st->reduce_cluster = cluster && strcmp(cluster, "0") == 0 ? 0 : -1;
+    /* Small scans likewise (cuda_scan_cluster.cuh). */
+    const char *scan_cluster = getenv("GPUPRIM_SCAN_CLUSTER");
+    st->scan_cluster = scan_cluster && strcmp(scan_cluster, "0") == 0 ? 0 : -1;
 
     st->control = gp_ctx_alloc(ctx, GP_MEM_DEVICE, kControlBytes);
     if (!st->control)

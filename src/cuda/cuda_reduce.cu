@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "cuda_backend.h"
+#include "cuda_cluster.cuh"
 #include "cuda_common.cuh"
 #include "cuda_reduce_ops.cuh"
 #include "cuda_tuning.h"
@@ -160,31 +161,21 @@ constexpr bool kPackedSum = Op::id == GP_OP_SUM && std::is_integral_v<Acc> && si
 
 /* The cluster finish: the block of rank 0 keeps an mbarrier that expects
  * one partial from each other block of its cluster; they store it straight
- * into its shared memory with st.async, which completes its bytes on that
- * barrier. Rank 0 folds the partials in rank order, so float results do not
- * depend on which block came first. */
+ * into its shared memory (cuda_cluster.cuh). Rank 0 folds the partials in
+ * rank order, so float results do not depend on which block came first. */
 template <class Acc>
 struct cluster_inbox {
-    unsigned long long bar;
+    uint64_t bar;
     Acc slot[kReduceClusterMax];
 };
 
-__device__ __forceinline__ unsigned smem_address(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
 /* Every thread of every block, once its loads are issued: rank 0's barrier
- * is set up and the cluster told so (relaxed: the only thing to publish is
- * the barrier). */
+ * is set up and the cluster told so. */
 template <class Acc>
 __device__ __forceinline__ void inbox_open(cluster_inbox<Acc> &box, unsigned rank, unsigned blocks)
 {
-    if (rank == 0 && threadIdx.x == 0) {
-        const unsigned bar = smem_address(&box.bar);
-        const unsigned bytes = (blocks - 1) * (unsigned)sizeof(Acc);
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    if (rank == 0 && threadIdx.x == 0) cluster::inbox_open(&box.bar, (blocks - 1) * (unsigned)sizeof(Acc));
+    cluster::arrive();
 }
 
 /* Thread 0 of the block of rank r > 0: its partial into rank 0's slot r.
@@ -193,33 +184,15 @@ __device__ __forceinline__ void inbox_open(cluster_inbox<Acc> &box, unsigned ran
 template <class Acc>
 __device__ __forceinline__ void inbox_send(cluster_inbox<Acc> &box, unsigned rank, Acc v)
 {
-    unsigned slot, bar;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(slot) : "r"(smem_address(&box.slot[rank])));
-    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(bar) : "r"(smem_address(&box.bar)));
-    if constexpr (sizeof(Acc) == 8)
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(slot),
-                     "l"(bit_cast<uint64_t>(v)), "r"(bar)
-                     : "memory");
-    else
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(slot),
-                     "r"(bit_cast<uint32_t>(v)), "r"(bar)
-                     : "memory");
+    using Bits = std::conditional_t<sizeof(Acc) == 8, uint64_t, uint32_t>;
+    cluster::send(&box.slot[rank], &box.bar, 0, bit_cast<Bits>(v));
 }
 
 /* Thread 0 of rank 0: waits for the other blocks' partials, folds them. */
 template <class Op, class Acc>
 __device__ __forceinline__ Acc inbox_fold(cluster_inbox<Acc> &box, Acc own, unsigned blocks)
 {
-    const unsigned bar = smem_address(&box.bar);
-    unsigned done = 0;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(bar)
-                     : "memory");
-    } while (!done);
+    cluster::inbox_wait(&box.bar);
     for (unsigned b = 1; b < blocks; b++) own = Op::combine(own, box.slot[b]);
     return own;
 }
@@ -334,7 +307,7 @@ __device__ __forceinline__ void reduce_cluster_grid(const reduce_params &p)
     const unsigned rank = blockIdx.x % (unsigned)p.cluster;
     inbox_open(inbox, rank, p.cluster);
     acc = block_reduce<Op, kReduceThreads>(acc);
-    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+    cluster::wait();
     if (threadIdx.x != 0) return;
     if (rank != 0) {
         inbox_send(inbox, rank, acc);

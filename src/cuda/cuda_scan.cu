@@ -214,6 +214,7 @@ __global__ void
 } // namespace
 } // namespace gp_cuda
 
+#include "cuda_scan_cluster.cuh"
 #include "cuda_scan_pipelined.cuh"
 
 namespace gp_cuda {
@@ -250,6 +251,8 @@ struct scan_kernel_choice {
     size_t stage_bytes; /* dynamic shared memory of a staged launch */
     const void *pipelined; /* scan_kernel_pipelined, or NULL */
     size_t pipelined_bytes;
+    const void *cluster; /* scan_kernel_cluster */
+    int64_t cluster_tile; /* elements a block of it takes */
 };
 
 template <class Conv, class A>
@@ -268,9 +271,14 @@ scan_kernel_choice pick(const char *name)
 {
     const void *pipelined = NULL;
     if constexpr (pipelined_scan<In, A, S>) pipelined = (const void *)scan_kernel_pipelined<In, Conv, A, S, Op>;
-    return {(const void *)scan_kernel<In, Conv, A, S, Op>, name, init_as_acc<Conv, A>,
-            (size_t)scan_stages<In, A>() * scan_tile_bytes<In, A>(), pipelined,
-            (size_t)kPipeStages * scan_tile_bytes<In, A>()};
+    return {(const void *)scan_kernel<In, Conv, A, S, Op>,
+            name,
+            init_as_acc<Conv, A>,
+            (size_t)scan_stages<In, A>() * scan_tile_bytes<In, A>(),
+            pipelined,
+            (size_t)kPipeStages * scan_tile_bytes<In, A>(),
+            (const void *)scan_kernel_cluster<In, Conv, A, S, Op>,
+            (int64_t)kScanThreads * scan_cluster_items(sizeof(In), sizeof(A))};
 }
 
 /* X(in dtype, out dtype, C in, C out, unsigned out, wrapping accumulator):
@@ -338,7 +346,26 @@ scan_kernel_choice choose(const gp_scan_args *a)
 {
     GP_SCAN_INT_PAIRS(GP_SCAN_PICK_INT)
     GP_SCAN_FLOAT_PAIRS(GP_SCAN_PICK_FLOAT)
-    return {NULL, NULL, NULL, 0, NULL, 0};
+    return {NULL, NULL, NULL, 0, NULL, 0, NULL, 0};
+}
+
+/* Blocks in the largest cluster the small scan may launch (16 or 8), or 0
+ * (no clusters, GPUPRIM_SCAN_CLUSTER=0, or the CPU emulation). Asked of the
+ * device once per context, for one kernel: every scan_kernel_cluster is one
+ * 256-thread block an SM. */
+unsigned scan_cluster_blocks(gp_ctx *ctx)
+{
+#ifdef GP_CUDA_EMULATE
+    (void)ctx;
+    return 0;
+#else
+    context_state *st = state(ctx);
+    if (st->scan_cluster < 0)
+        st->scan_cluster = (int)cluster_limit(
+            ctx, (const void *)&scan_kernel_cluster<uint32_t, uint32_t, uint32_t, uint32_t, tile::op_sum>,
+            (unsigned)kScanThreads);
+    return (unsigned)st->scan_cluster;
+#endif
 }
 
 } // namespace
@@ -422,10 +449,6 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
 
     device_scope scope;
     GP_CUDA_ENTER_DEVICE(ctx, scope);
-    if (tiles > 1) {
-        gp_status s = lookback::prepare(ctx, ws, tiles, &p.arena);
-        if (s != GP_STATUS_OK) return s;
-    }
 #ifdef GPUPRIM_DEBUG_LAUNCH
     char what[160];
     snprintf(what, sizeof what, "%s (%s, n = %lld, %llu tiles)", k.name, a->exclusive ? "exclusive" : "inclusive",
@@ -434,6 +457,16 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
     const char *what = k.name;
 #endif
     void *args[] = {&p};
+    /* 2 to 16 blocks' worth: one cluster, no arena (cuda_scan_cluster.cuh). */
+    const unsigned cluster = tiles > 1 ? scan_cluster_blocks(ctx) : 0;
+    if (cluster > 0 && a->n <= (int64_t)cluster * k.cluster_tile) {
+        const unsigned blocks = (unsigned)((a->n + k.cluster_tile - 1) / k.cluster_tile);
+        return launch_cluster(ctx, k.cluster, what, blocks, blocks, (unsigned)kScanThreads, args, __FILE__, __LINE__);
+    }
+    if (tiles > 1) {
+        gp_status s = lookback::prepare(ctx, ws, tiles, &p.arena);
+        if (s != GP_STATUS_OK) return s;
+    }
     /* More tiles than the device holds blocks: a persistent grid, its tiles
      * staged through shared memory (needs 16-byte aligned tiles). */
     p.grid = (unsigned)tiles;

@@ -83,4 +83,10 @@ gp_status launch_resident(gp_ctx *, const void *kernel, const char *what, unsign
     return *too_large ? GP_STATUS_OK : run(kernel, what, grid, block, smem, args, file, line);
 }
 
+gp_status launch_cluster(gp_ctx *ctx, const void *, const char *what, unsigned, unsigned, unsigned, void **,
+                         const char *file, int line)
+{
+    return gp_set_error(ctx, GP_STATUS_INTERNAL, "emu: no thread-block clusters (%s at %s:%d)", what, file, line);
+}
+
 } // namespace gp_cuda
