@@ -153,6 +153,13 @@ unsigned cluster_limit(gp_ctx *ctx, const void *kernel, unsigned block)
     return 0;
 }
 
+unsigned small_cluster_blocks(gp_ctx *ctx, const void *kernel, unsigned block)
+{
+    context_state *st = state(ctx);
+    if (st->small_cluster < 0) st->small_cluster = (int)cluster_limit(ctx, kernel, block);
+    return (unsigned)st->small_cluster;
+}
+
 /* A handful of (kernel, device, smem) triples are ever asked about: a
  * linear table under a lock. */
 struct resident_entry {
@@ -337,9 +344,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * unless this is 0: the tests run both ways. */
     const char *cluster = getenv("GPUPRIM_REDUCE_CLUSTER");
     st->reduce_cluster = cluster && strcmp(cluster, "0") == 0 ? 0 : -1;
-    /* Small scans likewise (cuda_scan_cluster.cuh). */
-    const char *scan_cluster = getenv("GPUPRIM_SCAN_CLUSTER");
-    st->scan_cluster = scan_cluster && strcmp(scan_cluster, "0") == 0 ? 0 : -1;
+    /* Small scans and filters likewise (cuda_scan_cluster.cuh). */
+    const char *small = getenv("GPUPRIM_SMALL_CLUSTER");
+    st->small_cluster = small && strcmp(small, "0") == 0 ? 0 : -1;
 
     st->control = gp_ctx_alloc(ctx, GP_MEM_DEVICE, kControlBytes);
     if (!st->control)

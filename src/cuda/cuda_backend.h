@@ -41,8 +41,9 @@ struct context_state {
     /* Blocks in the largest cluster reduce may launch (16 or 8), 0 for none
      * (GPUPRIM_REDUCE_CLUSTER=0 turns clusters off), -1 until first asked. */
     int reduce_cluster;
-    /* The same for the small scan (cuda_scan_cluster.cuh; GPUPRIM_SCAN_CLUSTER=0). */
-    int scan_cluster;
+    /* The same for the small scans and filters (cuda_scan_cluster.cuh,
+     * cuda_filter_cluster.cuh; GPUPRIM_SMALL_CLUSTER=0). */
+    int small_cluster;
     /* The look-back arena of scan, select, partition and the filter
      * (cuda_lookback.cuh): allocated zeroed on first use, grown rarely. */
     void *lookback_pool;

@@ -60,6 +60,12 @@ gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsi
  * the runtime cannot say). */
 unsigned cluster_limit(gp_ctx *ctx, const void *kernel, unsigned block);
 
+/* The largest cluster the small scans and filters may launch (16 or 8
+ * blocks), or 0 (no clusters, or GPUPRIM_SMALL_CLUSTER=0): cluster_limit of
+ * the first kernel asked about, once per context. Every such kernel is one
+ * block of `block` (256) threads an SM, so the answer holds for all. */
+unsigned small_cluster_blocks(gp_ctx *ctx, const void *kernel, unsigned block);
+
 /* Number of CUDA devices, from the probe's cached answer (0 if none). */
 int visible_devices();
 

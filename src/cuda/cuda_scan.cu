@@ -349,25 +349,6 @@ scan_kernel_choice choose(const gp_scan_args *a)
     return {NULL, NULL, NULL, 0, NULL, 0, NULL, 0};
 }
 
-/* Blocks in the largest cluster the small scan may launch (16 or 8), or 0
- * (no clusters, GPUPRIM_SCAN_CLUSTER=0, or the CPU emulation). Asked of the
- * device once per context, for one kernel: every scan_kernel_cluster is one
- * 256-thread block an SM. */
-unsigned scan_cluster_blocks(gp_ctx *ctx)
-{
-#ifdef GP_CUDA_EMULATE
-    (void)ctx;
-    return 0;
-#else
-    context_state *st = state(ctx);
-    if (st->scan_cluster < 0)
-        st->scan_cluster = (int)cluster_limit(
-            ctx, (const void *)&scan_kernel_cluster<uint32_t, uint32_t, uint32_t, uint32_t, tile::op_sum>,
-            (unsigned)kScanThreads);
-    return (unsigned)st->scan_cluster;
-#endif
-}
-
 } // namespace
 
 /* ------------------------------------------------------------- look-back arena */
@@ -458,7 +439,7 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
 #endif
     void *args[] = {&p};
     /* 2 to 16 blocks' worth: one cluster, no arena (cuda_scan_cluster.cuh). */
-    const unsigned cluster = tiles > 1 ? scan_cluster_blocks(ctx) : 0;
+    const unsigned cluster = tiles > 1 ? small_cluster_blocks(ctx, k.cluster, (unsigned)kScanThreads) : 0;
     if (cluster > 0 && a->n <= (int64_t)cluster * k.cluster_tile) {
         const unsigned blocks = (unsigned)((a->n + k.cluster_tile - 1) / k.cluster_tile);
         return launch_cluster(ctx, k.cluster, what, blocks, blocks, (unsigned)kScanThreads, args, __FILE__, __LINE__);

@@ -776,6 +776,14 @@ __global__ void __launch_bounds__(kSelectThreads, filter_blocks_per_sm(sizeof(T)
     }
 }
 
+} // namespace
+} // namespace gp_cuda
+
+#include "cuda_filter_cluster.cuh"
+
+namespace gp_cuda {
+namespace {
+
 /* ---------------------------------------------------------------- host side */
 
 /* X(dtype suffix, C type) */
@@ -845,10 +853,12 @@ pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags, bool partition)
     });
 }
 
-const void *filter_kernel_for(gp_dtype t, bool desc)
+const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
 {
     return for_select_type<const void *>(t, false, NULL, [&](auto x, auto) {
         using T = decltype(x);
+        if (cluster)
+            return desc ? (const void *)filter_kernel_cluster<T, true> : (const void *)filter_kernel_cluster<T, false>;
         return desc ? (const void *)filter_kernel<T, true> : (const void *)filter_kernel<T, false>;
     });
 }
@@ -985,6 +995,14 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
 
     device_scope scope;
     GP_CUDA_ENTER_DEVICE(ctx, scope);
+    /* 2 to 16 tiles: one cluster, a tile a block, no arena (cuda_filter_cluster.cuh). */
+    const void *small = tiles > 1 ? filter_kernel_for(a->t, a->descending, true) : NULL;
+    if (small && tiles <= (unsigned long long)kFilterClusterMax &&
+        tiles <= small_cluster_blocks(ctx, small, (unsigned)kSelectThreads)) {
+        void *args[] = {&p};
+        return launch_cluster(ctx, small, "filter_kernel_cluster", (unsigned)tiles, (unsigned)tiles,
+                              (unsigned)kSelectThreads, args, __FILE__, __LINE__);
+    }
     if (p.chunks > 1 || p.dense_max_tiles) { /* one block may take several dense chunks */
         const unsigned long long most =
             p.dense_max_tiles ? (tiles + kFilterDenseMinTiles - 1) / kFilterDenseMinTiles : p.chunks;

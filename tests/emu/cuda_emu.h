@@ -163,8 +163,9 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
 unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem);
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                           size_t smem, void **args, bool *too_large, const char *file, int line);
-/* No thread-block clusters here: the emulated host sides never ask for one
- * (scan_cluster_blocks is 0), and this refuses if they do. */
+/* No thread-block clusters here: small_cluster_blocks is 0, so the
+ * emulated host sides never launch one, and launch_cluster refuses. */
+unsigned small_cluster_blocks(gp_ctx *ctx, const void *kernel, unsigned block);
 gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned cluster,
                          unsigned block, void **args, const char *file, int line);
 class device_scope {

@@ -83,6 +83,8 @@ gp_status launch_resident(gp_ctx *, const void *kernel, const char *what, unsign
     return *too_large ? GP_STATUS_OK : run(kernel, what, grid, block, smem, args, file, line);
 }
 
+unsigned small_cluster_blocks(gp_ctx *, const void *, unsigned) { return 0; }
+
 gp_status launch_cluster(gp_ctx *ctx, const void *, const char *what, unsigned, unsigned, unsigned, void **,
                          const char *file, int line)
 {
