@@ -139,7 +139,7 @@ unsigned cluster_limit(gp_ctx *ctx, const void *kernel, unsigned block)
         (void)cudaGetLastError();
         return 0;
     }
-    for (unsigned blocks = 16; blocks >= 8; blocks /= 2) {
+    for (unsigned blocks = kClusterMaxBlocks; blocks >= 8; blocks /= 2) {
         if (blocks > 8 && allow_large_clusters(kernel, ctx->device) != cudaSuccess) {
             (void)cudaGetLastError();
             continue;

@@ -21,6 +21,10 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
+#include "cuda_tile.cuh"
+
 namespace gp_cuda {
 namespace cluster {
 
@@ -72,6 +76,38 @@ __device__ __forceinline__ void inbox_wait(const uint64_t *bar)
                      : "r"(b)
                      : "memory");
     } while (!done);
+}
+
+/* ---------------------------------------- one value from each earlier rank
+ *
+ * The small scans and filters hand a block's value (a total, a maximum, a
+ * count) to every later block of the cluster. The receiver's inbox is
+ * kClusterMaxBlocks slots of slot_t<V> and an mbarrier opened (inbox_open)
+ * for rank x sizeof(slot_t<V>) bytes. */
+
+/* st.async carries 4 or 8 bytes: narrower values ride in 4. */
+template <class V>
+using slot_t = std::conditional_t<sizeof(V) == 8, uint64_t, uint32_t>;
+
+/* Every thread, after wait(): threads rank+1 .. blocks-1 send v to that
+ * rank's inbox (its slot `rank`). */
+template <class V>
+__device__ __forceinline__ void send_later(slot_t<V> *slots, const uint64_t *bar, unsigned rank, unsigned blocks, V v)
+{
+    if (threadIdx.x > rank && threadIdx.x < blocks)
+        send(&slots[rank], bar, threadIdx.x, (slot_t<V>)tile::bits_as<tile::ubits_t<V>>(v));
+}
+
+/* Every thread of a block of rank > 0 (`lane` its lane): waits for its
+ * inbox and returns Op over the rank values in it, the same on every lane
+ * (each warp folds them itself, with a butterfly: no block barrier follows,
+ * and every step combines the same two values in either order). */
+template <class Op, class V>
+__device__ __forceinline__ V fold_earlier(const slot_t<V> *slots, const uint64_t *bar, unsigned rank, int lane)
+{
+    inbox_wait(bar);
+    const V mine = lane < (int)rank ? tile::bits_as<V>((tile::ubits_t<V>)slots[lane]) : Op::template identity<V>();
+    return tile::warp_all<Op>(mine);
 }
 
 } // namespace cluster

@@ -49,9 +49,13 @@ unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                           size_t smem, void **args, bool *too_large, const char *file, int line);
 
+/* The largest thread-block cluster launched: 16 blocks, above the portable
+ * 8, where the device allows it (cluster_limit asks for it first). */
+constexpr unsigned kClusterMaxBlocks = 16;
+
 /* Like launch, with the grid in thread-block clusters of `cluster` blocks
- * (at most 16; grid a multiple of it), so that a cluster's blocks can
- * reach each other's shared memory. */
+ * (at most kClusterMaxBlocks; grid a multiple of it), so that a cluster's
+ * blocks can reach each other's shared memory. */
 gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned cluster,
                          unsigned block, void **args, const char *file, int line);
 

@@ -29,8 +29,6 @@
 namespace gp_cuda {
 namespace {
 
-constexpr int kFilterClusterMax = 16;
-
 template <class T, bool Desc>
 __global__ void __launch_bounds__(kSelectThreads, 1) filter_kernel_cluster(const __grid_constant__ filter_params p)
 {
@@ -39,12 +37,12 @@ __global__ void __launch_bounds__(kSelectThreads, 1) filter_kernel_cluster(const
     using Max = tile::op_max_skip_nan;
     using Tile = record_tile<T, Desc, Items>;
     using L = typename Tile::L;
-    using MaxSlot = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+    using MaxSlot = cluster::slot_t<T>;
     __shared__ T warp_maxima[2][kSelectWarps];
     __shared__ unsigned warp_counts[2][kSelectWarps], warp_kept[kSelectWarps];
     __shared__ uint64_t max_bar, kept_bar;
-    __shared__ MaxSlot max_inbox[kFilterClusterMax];
-    __shared__ uint32_t kept_inbox[kFilterClusterMax];
+    __shared__ MaxSlot max_inbox[kClusterMaxBlocks];
+    __shared__ uint32_t kept_inbox[kClusterMaxBlocks];
 
     const unsigned rank = blockIdx.x, blocks = gridDim.x; /* the grid is one cluster */
     const int lane = threadIdx.x % kWarp;
@@ -60,14 +58,9 @@ __global__ void __launch_bounds__(kSelectThreads, 1) filter_kernel_cluster(const
 
     /* The maximum before the tile. */
     cluster::wait();
-    if (threadIdx.x > rank && threadIdx.x < blocks)
-        cluster::send(&max_inbox[rank], &max_bar, threadIdx.x, (MaxSlot)tile::bits_as<tile::ubits_t<T>>(tile_max));
+    cluster::send_later(max_inbox, &max_bar, rank, blocks, tile_max);
     T before_max = tile::lowest<T>();
-    if (rank > 0) {
-        cluster::inbox_wait(&max_bar);
-        const T m = lane < (int)rank ? tile::bits_as<T>((tile::ubits_t<T>)max_inbox[lane]) : tile::lowest<T>();
-        before_max = tile::warp_all<Max>(m);
-    }
+    if (rank > 0) before_max = cluster::fold_earlier<Max, T>(max_inbox, &max_bar, rank, lane);
 
     /* The kept records: those >= before_max, the last `kept` of tl.count. */
     unsigned own = 0;
@@ -82,12 +75,9 @@ __global__ void __launch_bounds__(kSelectThreads, 1) filter_kernel_cluster(const
     const unsigned below = tl.count - kept;
 
     /* The survivors before the tile. */
-    if (threadIdx.x > rank && threadIdx.x < blocks) cluster::send(&kept_inbox[rank], &kept_bar, threadIdx.x, kept);
+    cluster::send_later(kept_inbox, &kept_bar, rank, blocks, kept);
     unsigned before = 0;
-    if (rank > 0) {
-        cluster::inbox_wait(&kept_bar);
-        before = tile::warp_all<tile::op_sum>(lane < (int)rank ? kept_inbox[lane] : 0u);
-    }
+    if (rank > 0) before = cluster::fold_earlier<tile::op_sum, unsigned>(kept_inbox, &kept_bar, rank, lane);
     if (rank == blocks - 1 && threadIdx.x == 0) *p.count = (int64_t)(before + kept);
 
     T *out = static_cast<T *>(p.out) + before;

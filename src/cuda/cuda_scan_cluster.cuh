@@ -15,10 +15,6 @@
  *   cluster wait (every inbox set up); send total to ranks r+1 ...
  *   wait for ranks 0 .. r-1; prefix = start op their totals (each warp)
  *   store prefix op the local scan
- *
- * Each warp folds the r totals itself with a butterfly, so no block barrier
- * follows the wait, and every lane gets bitwise the same float (each step
- * combines the same two values in either order).
  */
 #ifndef GP_CUDA_SCAN_CLUSTER_CUH
 #define GP_CUDA_SCAN_CLUSTER_CUH
@@ -30,21 +26,17 @@
 namespace gp_cuda {
 namespace {
 
-/* A total in a 4- or 8-byte slot (st.async's sizes). */
-template <class A>
-using cluster_slot_t = std::conditional_t<sizeof(A) == 8, uint64_t, uint32_t>;
-
 template <class In, class Conv, class A, class S, class Op>
 __global__ void __launch_bounds__(kScanThreads, 1) scan_kernel_cluster(const __grid_constant__ scan_params p)
 {
 #ifndef GP_CUDA_EMULATE /* no clusters in the CPU emulation: its host side never launches this */
     constexpr int Items = scan_cluster_items(sizeof(In), sizeof(A));
     using L = tile::rows<In, Items>;
-    using Slot = cluster_slot_t<A>;
+    using Slot = cluster::slot_t<A>;
     constexpr int64_t kTile = (int64_t)kScanThreads * Items;
     __shared__ A warp_totals[kScanWarps];
     __shared__ uint64_t inbox_bar;
-    __shared__ Slot inbox[kScanClusterMax];
+    __shared__ Slot inbox[kClusterMaxBlocks];
 
     const unsigned rank = blockIdx.x; /* the grid is one cluster */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -62,15 +54,9 @@ __global__ void __launch_bounds__(kScanThreads, 1) scan_kernel_cluster(const __g
     tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals, warp_prefix, tile_total);
 
     cluster::wait();
-    if (threadIdx.x > rank && threadIdx.x < gridDim.x)
-        cluster::send(&inbox[rank], &inbox_bar, threadIdx.x, (Slot)tile::bits_as<tile::ubits_t<A>>(tile_total));
+    cluster::send_later(inbox, &inbox_bar, rank, gridDim.x, tile_total);
     A prefix = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
-    if (rank > 0) {
-        cluster::inbox_wait(&inbox_bar);
-        const A before =
-            lane < (int)rank ? tile::bits_as<A>((tile::ubits_t<A>)inbox[lane]) : Op::template identity<A>();
-        prefix = Op::apply(prefix, tile::warp_all<Op>(before));
-    }
+    if (rank > 0) prefix = Op::apply(prefix, cluster::fold_earlier<Op, A>(inbox, &inbox_bar, rank, lane));
     finish_rows<Op>(Op::apply(prefix, warp_prefix), lane_prefix, p.exclusive, x);
     tile::store_rows<In, A, S, Items>(static_cast<S *>(p.out) + seg_base, valid, p.aligned, x);
 #else

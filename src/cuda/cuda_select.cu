@@ -995,14 +995,12 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
 
     device_scope scope;
     GP_CUDA_ENTER_DEVICE(ctx, scope);
+    void *args[] = {&p};
     /* 2 to 16 tiles: one cluster, a tile a block, no arena (cuda_filter_cluster.cuh). */
     const void *small = tiles > 1 ? filter_kernel_for(a->t, a->descending, true) : NULL;
-    if (small && tiles <= (unsigned long long)kFilterClusterMax &&
-        tiles <= small_cluster_blocks(ctx, small, (unsigned)kSelectThreads)) {
-        void *args[] = {&p};
+    if (small && tiles <= small_cluster_blocks(ctx, small, (unsigned)kSelectThreads))
         return launch_cluster(ctx, small, "filter_kernel_cluster", (unsigned)tiles, (unsigned)tiles,
                               (unsigned)kSelectThreads, args, __FILE__, __LINE__);
-    }
     if (p.chunks > 1 || p.dense_max_tiles) { /* one block may take several dense chunks */
         const unsigned long long most =
             p.dense_max_tiles ? (tiles + kFilterDenseMinTiles - 1) / kFilterDenseMinTiles : p.chunks;
@@ -1016,7 +1014,6 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
 #else
     const char *what = "filter_kernel";
 #endif
-    void *args[] = {&p};
     GP_CUDA_LAUNCH_SMEM(ctx, fn, what, p.chunks, (unsigned)kSelectThreads, (size_t)kFilterRecordBytes, args);
     return GP_STATUS_OK;
 }

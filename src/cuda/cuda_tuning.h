@@ -267,13 +267,11 @@ __host__ __device__ constexpr int scan_items(int in_bytes, int acc_bytes)
                          in_bytes);
 }
 
-/* Inputs of 2 to kScanClusterMax blocks' worth run as one thread-block
- * cluster (cuda_scan_cluster.cuh): no ticket, no look-back, each block's
- * total handed to the later blocks' shared memory. A block takes a scan
- * tile, 8-byte inputs twice their scan tile (32 KiB: 2^16 elements in 16
- * blocks). 16 where the device runs clusters that large, else 8, as the
- * reduction (kReduceClusterMax). */
-constexpr int kScanClusterMax = 16;
+/* Inputs of 2 to 16 blocks' worth (8 where the device runs no larger
+ * clusters) run as one thread-block cluster (cuda_scan_cluster.cuh): no
+ * ticket, no look-back, each block's total handed to the later blocks'
+ * shared memory. A block takes a scan tile, 8-byte inputs twice their scan
+ * tile (32 KiB: 2^16 elements in 16 blocks). */
 __host__ __device__ constexpr int scan_cluster_items(int in_bytes, int acc_bytes)
 {
     return in_bytes == 8 ? 2 * scan_items(in_bytes, acc_bytes) : scan_items(in_bytes, acc_bytes);
