@@ -12,9 +12,10 @@
  *
  *   scan warps (kScanThreads)              look-back warp k (of K)
  *   use u: stage -> local scan             uses u = k mod K:
- *     total(u) -> shared, arrive  ------>    wait total(u); publish, look
- *     park the local scan in its stage       back, publish; prefix(u) ->
- *     finish use u - K: wait prefix,  <---   shared, arrive
+ *     total(u) -> shared, publish its        wait total(u); look back,
+ *       aggregate, arrive  ------------->    publish the inclusive prefix;
+ *     park the local scan in its stage       prefix(u) -> shared, arrive
+ *     finish use u - K: wait prefix,  <---
  *       add, store
  *   refill the stage of use u - 1 - K (every scan warp finished it before
  *   this use's barrier) with use u - 1 - K + kStages
@@ -33,6 +34,14 @@
  * ordered only through the scan warps' named barrier and then one thread's
  * arrival on `totalled`, a chain it does not follow: every scan thread now
  * arrives itself.
+ *
+ * The aggregate goes out as soon as the total is known (GP_EARLY_AGGREGATE):
+ * published by the look-back warp, it waited for that warp's previous
+ * look-back, and every later tile's look-back waited with it (round 14 of
+ * docs/perf/scan.md: 82% -> 88% of the copy). Two threads now write the
+ * tile's status, the aggregate first: thread 0's store comes before its
+ * arrival on `totalled` (release), the look-back warp's after its wait
+ * (acquire), so the inclusive one is the later write of the word.
  *
  * Progress, as scan_kernel's persistent grid: every block is resident and
  * takes its tiles in order. The smallest unpublished tile m: its block's
@@ -140,7 +149,7 @@ __global__ void __launch_bounds__(kPipeThreads, pipelined_blocks_per_sm(sizeof(I
             const A total = total_of[s];
             A prefix = start;
             if (tile != 0) {
-                if (lane == 0) publish_value(ar, tile, t.epoch, lookback::kAggregate, total);
+                if (!GP_EARLY_AGGREGATE && lane == 0) publish_value(ar, tile, t.epoch, lookback::kAggregate, total);
                 prefix = prefix_before<Op, A>(ar, tile, t.epoch);
             }
             if (lane == 0) {
@@ -193,7 +202,10 @@ __global__ void __launch_bounds__(kPipeThreads, pipelined_blocks_per_sm(sizeof(I
          * stage's prefix_of (use - kStages) then happen before the look-back
          * warp's next write there by the barrier alone, which
          * compute-sanitizer racecheck can follow. */
-        if (threadIdx.x == 0) total_of[s] = tile_total;
+        if (threadIdx.x == 0) {
+            total_of[s] = tile_total;
+            if (GP_EARLY_AGGREGATE && tile != 0) publish_value(p.arena, tile, t.epoch, lookback::kAggregate, tile_total);
+        }
         stage::arrive(&totalled[s]);
         /* Every scan warp finished use - 1 - K before this barrier. */
         if (threadIdx.x == 0) stage::refill<kStages>(use, kLookbackWarps, t.index, p.tiles, tile_of, whole, fetch);

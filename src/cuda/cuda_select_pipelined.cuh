@@ -12,11 +12,14 @@
  *
  *   scan warps (kSelectThreads)             look-back warp k (of K)
  *   use u: stage -> masks, ranks            uses u = k mod K:
- *     (barrier: the stage is read)            wait kept(u); publish, look
- *     compact the kept items into it          back, publish; before(u) ->
- *     kept(u) -> shared, arrive  -------->    shared, arrive
+ *     (barrier: the stage is read)            wait kept(u); look back,
+ *     compact the kept items into it          publish the count with it;
+ *     kept(u) -> shared, publish it           before(u) -> shared, arrive
+ *       as the aggregate, arrive  ------>
  *     finish use u - K: wait before, <----
  *       write the run
+ *   (the aggregate from the scan warps: GP_EARLY_AGGREGATE, as in
+ *   cuda_scan_pipelined.cuh; select 843 -> 793-797 us at 2^28 int32)
  *   refill the stage of use u - 1 - K (every scan warp finished it before
  *   this use's barrier) with use u - 1 - K + kStages
  *
@@ -175,7 +178,8 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
             const unsigned kept = kept_of[s];
             unsigned long long before = 0;
             if (tile != 0) {
-                if (lane == 0) lookback::publish_payload(ar, tile, t.epoch, lookback::kAggregate, kept);
+                if (!GP_EARLY_AGGREGATE && lane == 0)
+                    lookback::publish_payload(ar, tile, t.epoch, lookback::kAggregate, kept);
                 auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
                 before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate,
                                              lookback::kInclusive, true>(ar, tile, t.epoch, read);
@@ -263,7 +267,11 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
         /* Every scan thread arrives, so its reads of kept_of and before_of
          * for use - kStages happen before their next writes by the
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */
-        if (threadIdx.x == 0) kept_of[s] = kept;
+        if (threadIdx.x == 0) {
+            kept_of[s] = kept;
+            if (!Partition && GP_EARLY_AGGREGATE && tile != 0)
+                lookback::publish_payload(p.arena, tile, t.epoch, lookback::kAggregate, kept);
+        }
         stage::arrive(&counted[s]);
         /* Every scan warp finished use - 1 - K before this use's barrier. */
         if (threadIdx.x == 0) stage::refill<kStages>(use, K, t.index, p.tiles, tile_of, whole, fetch);

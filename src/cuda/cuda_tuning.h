@@ -277,6 +277,16 @@ __host__ __device__ constexpr int scan_cluster_items(int in_bytes, int acc_bytes
     return in_bytes == 8 ? 2 * scan_items(in_bytes, acc_bytes) : scan_items(in_bytes, acc_bytes);
 }
 
+/* 1: the look-back-warp kernels (scan, select) publish a tile's aggregate
+ * from the scan warps as soon as its total is known; 0: its look-back warp
+ * publishes it when it takes the tile up, after its previous look-back, so
+ * every later tile's look-back waited on that one too. H100, 2^28 int32
+ * (docs/perf/scan.md, round 14): scan 867 -> 808-815 us (82 -> 88% of the
+ * copy), int64 scan 1613 -> 1537-1541, select by flags 843 -> 793-797. */
+#ifndef GP_EARLY_AGGREGATE
+#define GP_EARLY_AGGREGATE 1
+#endif
+
 /* 1: inputs of more tiles than the device holds blocks run as a persistent
  * grid (cuda_scan.cu); 0: one tile a block at every size. H100, 2^28
  * int32, relaxed statuses: 2095 against 1875 GB/s (docs/perf/scan.md). */
