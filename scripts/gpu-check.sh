@@ -4,12 +4,13 @@
 # backend required (no GPU is a failure here, not a skip), runs the CUDA
 # tests under compute-sanitizer memcheck and racecheck, then the benchmarks.
 # Logs go to $OUT (or ./gpu-check-out); the summary is printed last.
-#   scripts/gpu-check.sh [--part 1|2] [--no-bench] [--ladders-only] [--bench-args "..."]
-# The whole check takes longer than one device call (10 minutes): --part 1
-# is the build, ctest and the sanitizers on test_api and test_histogram;
-# --part 2 the build again (a no-op on the same warm machine), the
-# sanitizers on the other test binaries and on persistent grids,
-# the ladders, the demo and the benchmarks. No --part: all.
+#   scripts/gpu-check.sh [--part 1|2|3] [--no-bench] [--ladders-only] [--bench-args "..."]
+# The whole check takes longer than one device call (10 minutes), so it
+# comes in three, each building first (a no-op on the same warm machine,
+# ~150-190 s on a fresh one): --part 1 ctest and the sanitizers on
+# test_api and test_histogram; --part 2 the sanitizers on the other test
+# binaries; --part 3 the sanitizers on persistent grids and the other
+# hooked paths, the ladders, the demo and the benchmarks. No --part: all.
 # GPUPRIM_COMMIT names the commit in the logs (default: git rev-parse HEAD,
 # which on the device machine may be a stale copy of .git).
 set -uo pipefail
@@ -26,7 +27,7 @@ part=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) part=$2; shift
-      case "$part" in 1|2) ;; *) echo "gpu-check: --part takes 1 or 2" >&2; exit 2 ;; esac ;;
+      case "$part" in 1|2|3) ;; *) echo "gpu-check: --part takes 1, 2 or 3" >&2; exit 2 ;; esac ;;
     --no-bench) bench=0 ;;
     --ladders-only) only_ladders=1; bench=0 ;; # the tool alone: ladder sanitizers and the demo
     --bench-args) bench_args=$2; shift ;;
@@ -76,10 +77,9 @@ target=()
 [ $only_ladders -eq 1 ] && target=(--target gpuprim)
 step build cmake --build $build -j "$(nproc)" "${target[@]}" || { pack; cat "$out/summary.txt"; exit 1; }
 step info ./$build/gpuprim info
-first=1; second=1
-[ "$part" = 2 ] && first=0
-[ "$part" = 1 ] && second=0
-[ $only_ladders -eq 1 ] && first=0
+first=1; second=1; third=1 # the parts this call runs
+case "$part" in 1) second=0; third=0 ;; 2) first=0; third=0 ;; 3) first=0; second=0 ;; esac
+[ $only_ladders -eq 1 ] && first=0 && second=0
 [ $first -eq 1 ] && step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
 
 # The two tools' command lines. --report-api-errors no: test_api asks for
@@ -92,14 +92,17 @@ racecheck=(compute-sanitizer --tool racecheck --error-exitcode 9)
 # under memcheck would take far past the lease; they run unsanitized above).
 # Part 1 (after the build and ctest, 5-6 minutes) has room for test_api and
 # test_histogram only: on a slow day (build 178 s, ctest 191 s) racecheck of
-# test_reduce ran out of time there, so test_reduce onward go in part 2.
+# test_reduce ran out of time there, so test_reduce onward go in part 2. On
+# a fresh machine part 2 then had room for those alone (build 192 s,
+# racecheck of test_reduce 183 s), so the hooked runs, the ladders, the demo
+# and the benchmarks are part 3.
 san_ok=0
 tests=""
 late="test_reduce|test_scan|test_select|test_transpose"
 all_tests=$(cd $build/tests && ls test_* 2>/dev/null | grep -v large)
 if [ $first -eq 1 ] && [ $second -eq 1 ]; then tests=$all_tests
 elif [ $first -eq 1 ]; then tests=$(grep -vxE "$late" <<<"$all_tests")
-elif [ $second -eq 1 ] && [ $only_ladders -eq 0 ]; then tests=$(grep -xE "$late" <<<"$all_tests")
+elif [ $second -eq 1 ]; then tests=$(grep -xE "$late" <<<"$all_tests")
 fi
 for t in $tests; do
   [ -x "$build/tests/$t" ] || continue
@@ -112,7 +115,7 @@ done
 # and with no clusters, every multi-tile case of the quick suites takes that
 # path: the look-back-warp kernels (scan and selection), and the staged scan
 # without them.
-if [ $second -eq 1 ] && [ $only_ladders -eq 0 ]; then
+if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1 test_select-pipelined:1 test_scan-persistent:0; do
     name=${run%:*}; hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_LOOKBACK_WARPS=${run#*:})
     step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick || san_ok=1
@@ -141,7 +144,7 @@ fi
 # Racecheck of the reduce ladder stops at 10^6 + 3 elements: its shared-
 # memory kernels at 2^24 + 7 took it past a minute on an H100.
 ladders="reduce transpose atomics stalin"
-[ $second -eq 1 ] || ladders=""
+[ $third -eq 1 ] || ladders=""
 for l in $ladders; do
   step "memcheck-ladder-$l" "${memcheck[@]}" ./$build/gpuprim ladder $l --check || san_ok=1
   sizes=()
@@ -150,8 +153,8 @@ for l in $ladders; do
     "${sizes[@]}" || san_ok=1
 done
 
-[ $second -eq 1 ] && step demo ./$build/gpuprim demo
-if [ $bench -eq 1 ] && [ $second -eq 1 ]; then
+[ $third -eq 1 ] && step demo ./$build/gpuprim demo
+if [ $bench -eq 1 ] && [ $third -eq 1 ]; then
   step bench-reduce ./$build/gpuprim bench reduce --csv "$out/bench-reduce.csv" \
     --json "$out/bench-reduce.json" $bench_args
   # Shapes and element sizes of issue 4 (1920x1080 ... 7x30000; u8 u16 f32 f64 c16).
