@@ -184,8 +184,7 @@ __device__ __forceinline__ void inbox_open(cluster_inbox<Acc> &box, unsigned ran
 template <class Acc>
 __device__ __forceinline__ void inbox_send(cluster_inbox<Acc> &box, unsigned rank, Acc v)
 {
-    using Bits = std::conditional_t<sizeof(Acc) == 8, uint64_t, uint32_t>;
-    cluster::send(&box.slot[rank], &box.bar, 0, bit_cast<Bits>(v));
+    cluster::send(&box.slot[rank], &box.bar, 0, bit_cast<cluster::slot_t<Acc>>(v));
 }
 
 /* Thread 0 of rank 0: waits for the other blocks' partials, folds them. */
