@@ -5,7 +5,8 @@
 # src/cuda/cuda_tuning.h), then runs every bench case with every variant,
 # interleaved, and prints one line per (case, size, variant). Logs, CSV and
 # each variant's ptxas report go to $OUT/scan-sweep.tar.gz.
-#   [SWEEP_CASES="scan filter"] scripts/scan-sweep.sh [NAME=DEFINES ...]   (default: the list below)
+#   [SWEEP_CASES="scan filter"] [SWEEP_DTYPES="i32 i64"] [SWEEP_LOG2="16 30"] \
+#     scripts/scan-sweep.sh [NAME=DEFINES ...]   (default: the list below; i32, 2^16 to 2^30)
 # e.g. scripts/scan-sweep.sh g8= t512="-DGP_SCAN_THREADS=512 -DGP_SELECT_THREADS=512"
 # Time on a 16-core H100 (estimate): builds ~200 s (4 at once, a quarter of
 # the cores each), benches ~10 s per case and variant (16 runs), ~380 s in
@@ -29,6 +30,8 @@ if [ ${#variants[@]} -eq 0 ]; then
   )
 fi
 read -r -a cases <<<"${SWEEP_CASES:-scan select partition filter}" # e.g. SWEEP_CASES=scan
+read -r -a dtypes <<<"${SWEEP_DTYPES:-i32}"
+read -r min_log2 max_log2 <<<"${SWEEP_LOG2:-16 30}"
 jobs=$(( $(nproc) / ${#variants[@]} ))
 [ "$jobs" -ge 1 ] || jobs=1
 
@@ -76,39 +79,43 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 # first cases, and slow drift of the GPU touches all variants alike.
 rc_all=0
 for c in "${cases[@]}"; do
+ for d in "${dtypes[@]}"; do
   for v in "${variants[@]}"; do
     name=${v%%=*}
     [ -x "build-sweep-$name/gpuprim" ] || continue
     if [ $(( $(date +%s) - t0 )) -ge "$budget_s" ]; then
-      echo "SKIPPED $c $name: past the ${budget_s} s budget" | tee -a "$out/summary.txt"
+      echo "SKIPPED $c $d $name: past the ${budget_s} s budget" | tee -a "$out/summary.txt"
       continue
     fi
     t1=$(date +%s)
     limit=$(( 530 - (t1 - t0) ))   # no run may carry the call past 530 s
     [ "$limit" -le 120 ] || limit=120
-    timeout "$limit" "./build-sweep-$name/gpuprim" bench "$c" --backend cuda --dtype i32 --min-log2 16 --max-log2 30 \
-      --runs 10 --csv "$out/$c-$name.csv" >"$out/$c-$name.txt" 2>&1
+    timeout "$limit" "./build-sweep-$name/gpuprim" bench "$c" --backend cuda --dtype "$d" --min-log2 "$min_log2" \
+      --max-log2 "$max_log2" --runs 10 --csv "$out/$c-$d-$name.csv" >"$out/$c-$d-$name.txt" 2>&1
     rc=$?
     [ $rc -eq 0 ] || rc_all=1
-    grep -q "CHECK FAILED" "$out/$c-$name.txt" && echo "CHECK FAILED: $c $name" | tee -a "$out/summary.txt"
-    echo "bench $c $name: exit $rc, $(( $(date +%s) - t1 )) s" >>"$out/summary.txt"
+    grep -q "CHECK FAILED" "$out/$c-$d-$name.txt" && echo "CHECK FAILED: $c $d $name" | tee -a "$out/summary.txt"
+    echo "bench $c $d $name: exit $rc, $(( $(date +%s) - t1 )) s" >>"$out/summary.txt"
   done
+ done
 done
 
 # One line per (case, n, variant): the subject's row of each CSV. Offsets
 # are counted from the role field, so a comma inside the impl name is harmless.
 echo
-printf '%-10s %-8s %11s %9s %8s %6s %6s\n' case variant n us GB/s %ceil xCUB
+printf '%-10s %-4s %-8s %11s %9s %8s %6s %6s\n' case type variant n us GB/s %ceil xCUB
 for c in "${cases[@]}"; do
+ for d in "${dtypes[@]}"; do
   for v in "${variants[@]}"; do
     name=${v%%=*}
-    f="$out/$c-$name.csv"
+    f="$out/$c-$d-$name.csv"
     [ -s "$f" ] || continue
-    awk -F, -v c="$c" -v name="$name" 'NR > 1 { for (i = 6; i < NF; i++) if ($i == "subject") {
-        printf "%-10s %-8s %11s %9.1f %8.1f %6.1f %6.2f\n", c, name, $(i + 1), $(i + 5), $(i + 8), $(i + 9), $(i + 10)
+    awk -F, -v c="$c" -v d="$d" -v name="$name" 'NR > 1 { for (i = 6; i < NF; i++) if ($i == "subject") {
+        printf "%-10s %-4s %-8s %11s %9.1f %8.1f %6.1f %6.2f\n", c, d, name, $(i + 1), $(i + 5), $(i + 8), $(i + 9), $(i + 10)
         break } }' "$f"
   done
-done | sort -k1,1 -k3,3n -s
+ done
+done | sort -k1,1 -k2,2 -k4,4n -s
 echo
 cat "$out/summary.txt"
 echo "total: $(( $(date +%s) - t0 )) s"

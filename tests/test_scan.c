@@ -4,7 +4,8 @@
  * it, every output dtype it may widen into, inclusive and exclusive (with
  * the identity or a given init), in place, sizes on the warp, block and
  * tile boundaries (the CUDA tiles are 4096 elements, 8192 for 1-byte
- * inputs; a look-back window is 32 tiles), and inputs and outputs starting
+ * inputs and for the pipelined scan of 4-byte inputs, which takes 4096 of
+ * 8 bytes; a look-back window is 32 tiles), and inputs and outputs starting
  * 1..15 elements into their buffers. Outputs sit between canaries, with
  * poisoned slack either side that must stay untouched.
  *
@@ -38,9 +39,10 @@ static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_D
                                   GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
 static const gp_op ops[] = {GP_OP_SUM, GP_OP_PROD, GP_OP_MIN, GP_OP_MAX, GP_OP_AND, GP_OP_OR, GP_OP_XOR};
 
-/* Warp and block sizes +-1, the CUDA tiles (4096; 8192 for 1-byte inputs)
- * +-1, the largest cluster scans (8 or 16 blocks: 2^15, 2^16, 2^17 for
- * 1-byte inputs) +-1, one look-back window of 32 tiles +-1 tile, the CPU's
+/* Warp and block sizes +-1, the CUDA tiles (4096; 8192 for 1-byte inputs
+ * and the pipelined 4-byte scan) +-1, the largest cluster scans (8 or 16
+ * blocks: 2^15, 2^16, 2^17 for 1-byte inputs) +-1, one look-back window of
+ * 32 tiles +-1 tile (135169; 270337 for 8192-element tiles), the CPU's
  * serial limit (2^15) and blocks, and 2^20 +- 1. */
 static const int64_t sizes[] = {0,     1,     2,     31,     32,     33,     255,    256,    257,    1023,  1024,
                                 1025,  2047,  2049,  4095,   4096,   4097,   8191,   8192,   8193,   12289, 32767,
@@ -48,7 +50,7 @@ static const int64_t sizes[] = {0,     1,     2,     31,     32,     33,     255
                                 (1 << 20) + 1};
 /* Sizes that also run for every widening, in place and misaligned. */
 static const int64_t some_sizes[] = {1, 33, 1025, 4097, 8193, 135169};
-static const int64_t quick_sizes[] = {0, 1, 33, 4097, 65535, 135169};
+static const int64_t quick_sizes[] = {0, 1, 33, 4097, 8193, 65535, 135169};
 enum { MAX_OFF = 15, SLACK = 16 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

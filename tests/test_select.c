@@ -6,7 +6,7 @@
  * than 1), every comparison against values inside and outside the data
  * (NaN included), filter data ascending, descending, constant, random and
  * mostly ascending, with NaN and +-inf, both directions; sizes on the warp,
- * tile (4096 elements) and look-back window (32 tiles) boundaries; inputs
+ * tile (4096 and 6144 elements) and look-back window (32 tiles) boundaries; inputs
  * starting 1..15 elements into their buffer. The count is read through the
  * device pointer, the host pointer or both. Outputs are exact; elements past
  * the count and the slack around the output must stay as poisoned.
@@ -57,14 +57,16 @@ typedef struct xcase {
 
 static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                   GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
-/* Warp and tile sizes +-1 (tiles: 4096 items, 2048 of 8 bytes), the
- * largest cluster filters (16 tiles: 2^16, 2^15 for 8-byte items) +-1, and
- * sizes of many tiles up to 2^20 + 1. */
-static const int64_t sizes[] = {0,     1,     2,     31,     32,     33,     255,    256,    257,    1023,  1024,
-                                1025,  2047,  2049,  4095,   4096,   4097,   8191,   8192,   8193,   12289, 32767,
-                                32768, 32769, 65535, 65536,  65537,  131071, 131073, 135169, (1 << 20) - 1,
-                                (1 << 20) + 1};
-static const int64_t quick_sizes[] = {0, 1, 33, 4097, 65535, 135169};
+/* Warp and tile sizes +-1 (CUDA tiles: the filter's 4096 items, 2048 of
+ * 8 bytes; the selections' 6144 of 4 bytes, 4096 of 8 bytes, 4096 of 1 and
+ * 2 bytes), the largest cluster filters (16 tiles: 2^16, 2^15 for 8-byte
+ * items) +-1, a look-back window of 4-byte selection tiles + 1 (196609),
+ * and sizes of many tiles up to 2^20 + 1. */
+static const int64_t sizes[] = {0,      1,     2,     31,     32,     33,     255,    256,    257,    1023,
+                                1024,   1025,  2047,  2049,   4095,   4096,   4097,   6143,   6144,   6145,
+                                8191,   8192,  8193,  12288,  12289,  32767,  32768,  32769,  65535,  65536,
+                                65537,  131071, 131073, 135169, 196609, (1 << 20) - 1, (1 << 20) + 1};
+static const int64_t quick_sizes[] = {0, 1, 33, 4097, 6145, 65535, 135169};
 static const int64_t mis_sizes[] = {5, 100, 4097};
 enum { MAX_OFF = 15, SLACK = 16 };
 /* _if value choices: an element of the data, below everything, NaN (floats). */

@@ -242,6 +242,21 @@ unsigned long long tile_count(const gp_scan_args *a)
     return (unsigned long long)((a->n + te - 1) / te);
 }
 
+/* A pipelined kernel and its launch shape. */
+struct pipelined_kernel {
+    const void *fn;
+    unsigned threads;
+    size_t smem;
+    int64_t tile; /* elements */
+};
+template <class In, class Conv, class A, class S, class Op, bool Wide>
+pipelined_kernel pipelined_of()
+{
+    using shape = pipe_shape<In, A, Wide>;
+    return {(const void *)scan_kernel_pipelined<In, Conv, A, S, Op, Wide>, (unsigned)shape::kThreads,
+            shape::kSharedBytes, shape::kTile};
+}
+
 /* The kernel of one combination and the init's conversion into its
  * accumulator (the init is one out_t value). */
 struct scan_kernel_choice {
@@ -249,8 +264,7 @@ struct scan_kernel_choice {
     const char *name;
     unsigned long long (*init_bits)(const void *init);
     size_t stage_bytes; /* dynamic shared memory of a staged launch */
-    const void *pipelined; /* scan_kernel_pipelined, or NULL */
-    size_t pipelined_bytes;
+    pipelined_kernel pipelined, wide; /* scan_kernel_pipelined, narrow and wide tiles (fn NULL: none) */
     const void *cluster; /* scan_kernel_cluster */
     int64_t cluster_tile; /* elements a block of it takes */
 };
@@ -269,14 +283,17 @@ unsigned long long init_as_acc(const void *init)
 template <class In, class Conv, class A, class S, class Op>
 scan_kernel_choice pick(const char *name)
 {
-    const void *pipelined = NULL;
-    if constexpr (pipelined_scan<In, A, S>) pipelined = (const void *)scan_kernel_pipelined<In, Conv, A, S, Op>;
+    pipelined_kernel pipelined = {NULL, 0, 0, 0}, wide = {NULL, 0, 0, 0};
+    if constexpr (pipelined_scan<In, A, S>) pipelined = pipelined_of<In, Conv, A, S, Op, false>();
+    if constexpr (wide_scan<In, A, S>) wide = pipelined_of<In, Conv, A, S, Op, true>();
+    static_assert(pipe_shape<In, A, true>::kTile >= (int64_t)kScanThreads * scan_items(sizeof(In), sizeof(A)),
+                  "the arena is sized for scan_kernel's tiles");
     return {(const void *)scan_kernel<In, Conv, A, S, Op>,
             name,
             init_as_acc<Conv, A>,
             (size_t)scan_stages<In, A>() * scan_tile_bytes<In, A>(),
             pipelined,
-            (size_t)kPipeStages * scan_tile_bytes<In, A>(),
+            wide,
             (const void *)scan_kernel_cluster<In, Conv, A, S, Op>,
             (int64_t)kScanThreads * scan_cluster_items(sizeof(In), sizeof(A))};
 }
@@ -346,7 +363,7 @@ scan_kernel_choice choose(const gp_scan_args *a)
 {
     GP_SCAN_INT_PAIRS(GP_SCAN_PICK_INT)
     GP_SCAN_FLOAT_PAIRS(GP_SCAN_PICK_FLOAT)
-    return {NULL, NULL, NULL, 0, NULL, 0, NULL, 0};
+    return {NULL, NULL, NULL, 0, {NULL, 0, 0, 0}, {NULL, 0, 0, 0}, NULL, 0};
 }
 
 } // namespace
@@ -452,19 +469,32 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
      * staged through shared memory (needs 16-byte aligned tiles). */
     p.grid = (unsigned)tiles;
     if (GP_SCAN_PERSISTENT && tiles > 1 && p.aligned) {
-        const bool piped = k.pipelined && state(ctx)->lookback_warps;
-        const void *fn = piped ? k.pipelined : k.fn;
-        const unsigned threads = piped ? kPipeThreads : kScanThreads;
-        const size_t smem = piped ? k.pipelined_bytes : k.stage_bytes;
-        const unsigned resident = resident_blocks(ctx, fn, threads, smem);
-        if (resident > 0 && tiles > resident) {
+        /* The staged scan_kernel, the pipelined one (look-back warps), or
+         * that with wide tiles where every block gets several of them. The
+         * arena prepared above holds statuses for any of these tiles. */
+        pipelined_kernel run = {k.fn, (unsigned)kScanThreads, k.stage_bytes, tile_elems(a)};
+        if (k.pipelined.fn && state(ctx)->lookback_warps) {
+            run = k.pipelined;
+            if (k.wide.fn) {
+                const unsigned wide_resident = resident_blocks(ctx, k.wide.fn, k.wide.threads, k.wide.smem);
+                if (wide_resident > 0 &&
+                    (a->n + k.wide.tile - 1) / k.wide.tile >= kWideMinTilesPerBlock * (long long)wide_resident)
+                    run = k.wide;
+            }
+        }
+        const unsigned long long run_tiles = (unsigned long long)((a->n + run.tile - 1) / run.tile);
+        const unsigned resident = resident_blocks(ctx, run.fn, run.threads, run.smem);
+        if (resident > 0 && run_tiles > resident) {
             p.grid = resident;
+            p.tiles = (unsigned)run_tiles;
             p.staged = 1;
             bool too_large = false;
-            gp_status s = launch_resident(ctx, fn, what, p.grid, threads, smem, args, &too_large, __FILE__, __LINE__);
+            gp_status s =
+                launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__, __LINE__);
             if (s != GP_STATUS_OK) return s;
             if (too_large) {
                 p.grid = (unsigned)tiles; /* the device is busy: one tile a block */
+                p.tiles = (unsigned)tiles;
                 p.staged = 0;
             }
         }

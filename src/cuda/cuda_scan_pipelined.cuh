@@ -43,6 +43,10 @@
  * arrival on `totalled` (release), the look-back warp's after its wait
  * (acquire), so the inclusive one is the later write of the word.
  *
+ * Wide tiles: 4- and 8-byte inputs of at least kWideMinTilesPerBlock 32
+ * KiB tiles a block run with one look-back warp (cuda_tuning.h; round 15
+ * of docs/perf/scan.md: 88 -> 92-93% of the copy for int32 at 2^28).
+ *
  * Progress, as scan_kernel's persistent grid: every block is resident and
  * takes its tiles in order. The smallest unpublished tile m: its block's
  * scan warps reach it (they wait only for copies and for prefixes of
@@ -55,13 +59,30 @@
 namespace gp_cuda {
 namespace {
 
-constexpr int kLookbackWarps = GP_SCAN_LOOKBACK_WARPS;
-constexpr int kPipeStages = kLookbackWarps + 2; /* K parked, one scanned, one landing */
-constexpr int kPipeThreads = kScanThreads + kLookbackWarps * kWarp;
-/* Which scans take it: outputs the inputs' size, tiles of at most 16 KiB
- * (kPipeStages of them a block, 3 blocks an SM). */
+/* A pipelined scan's shape: K look-back warps, K + 2 stages (K parked,
+ * one scanned, one landing) of one tile each. Narrow: scan_kernel's tiles
+ * (at most 16 KiB), GP_SCAN_LOOKBACK_WARPS, 3 blocks an SM. Wide (4- and
+ * 8-byte inputs, cuda_tuning.h): 32 KiB tiles, one look-back warp, 2
+ * blocks an SM. */
+template <class In, class A, bool Wide>
+struct pipe_shape {
+    static constexpr int kItems = Wide ? scan_wide_items(sizeof(In)) : scan_items(sizeof(In), sizeof(A));
+    static constexpr int64_t kTile = (int64_t)kScanThreads * kItems;
+    static constexpr unsigned kTileBytes = (unsigned)kTile * sizeof(In);
+    static constexpr int K = Wide ? 1 : GP_SCAN_LOOKBACK_WARPS;
+    static constexpr int kStages = K + 2;
+    static constexpr int kThreads = kScanThreads + K * kWarp;
+    static constexpr size_t kSharedBytes = (size_t)kStages * kTileBytes; /* dynamic */
+    /* The 1-byte min and max (32 one-byte accumulators a thread) spilled 8
+     * bytes at 3 blocks (64 registers): 2. Wide: 96 registers. */
+    static constexpr int kBlocks = Wide || (sizeof(In) == 1 && sizeof(A) == 1) ? 2 : 3;
+};
+/* Which scans take it: outputs the inputs' size, narrow tiles of at most
+ * 16 KiB; wide tiles for 4- and 8-byte inputs. */
 template <class In, class A, class S>
-constexpr bool pipelined_scan = sizeof(S) == sizeof(In) && scan_tile_bytes<In, A>() <= 16384;
+constexpr bool pipelined_scan = sizeof(S) == sizeof(In) && pipe_shape<In, A, false>::kTileBytes <= 16384;
+template <class In, class A, class S>
+constexpr bool wide_scan = pipelined_scan<In, A, S> && sizeof(In) >= 4;
 
 struct sync_scan_warps {
     __device__ void operator()() const { stage::sync_threads<kScanThreads>(); }
@@ -96,23 +117,18 @@ __device__ __forceinline__ void unpark_rows(const In *seg, A (&y)[tile::rows<In,
     }
 }
 
-/* 3 blocks an SM (64 registers); the 1-byte min and max (32 one-byte
- * accumulators a thread) spilled 8 bytes there: 2. */
-__host__ __device__ constexpr int pipelined_blocks_per_sm(int in_bytes, int acc_bytes)
-{
-    return in_bytes == 1 && acc_bytes == 1 ? 2 : 3;
-}
-
-template <class In, class Conv, class A, class S, class Op>
-__global__ void __launch_bounds__(kPipeThreads, pipelined_blocks_per_sm(sizeof(In), sizeof(A)))
+template <class In, class Conv, class A, class S, class Op, bool Wide>
+__global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<In, A, Wide>::kBlocks)
     scan_kernel_pipelined(const __grid_constant__ scan_params p)
 {
-    constexpr int Items = scan_items(sizeof(In), sizeof(A));
+    using shape = pipe_shape<In, A, Wide>;
+    constexpr int Items = shape::kItems;
     using L = tile::rows<In, Items>;
     static_assert(pipelined_scan<In, A, S>, "parks the local scan over the input");
-    constexpr int64_t kTile = (int64_t)kScanThreads * Items;
-    constexpr unsigned kTileBytes = scan_tile_bytes<In, A>();
-    constexpr int kStages = kPipeStages;
+    constexpr int64_t kTile = shape::kTile;
+    constexpr unsigned kTileBytes = shape::kTileBytes;
+    constexpr int kStages = shape::kStages;
+    constexpr int kLookbackWarps = shape::K;
     __shared__ unsigned ticket_words[2];
     __shared__ A warp_totals[2][kScanWarps]; /* by use parity: no barrier between a read and the next write */
     __shared__ A total_of[kStages], prefix_of[kStages];

@@ -184,11 +184,10 @@ typedef unsigned group_counts[kSelectWarps][kPartitionGroup];
  * into counts[warp][i], lane 0 writing. Tiles past the last have no valid
  * elements: they count 0.
  */
-template <class T, bool ByFlags, int G>
+template <class T, bool ByFlags, int G, int Items>
 __device__ __forceinline__ void count_group_tiles(const select_params &p, unsigned long long g, group_counts &counts)
 {
-    constexpr int Items = select_items(sizeof(T));
-    constexpr int64_t kTile = select_tile(sizeof(T));
+    constexpr int64_t kTile = (int64_t)kSelectThreads * Items;
     using L = rows<T, Items>;
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     if constexpr (ByFlags) {
@@ -199,18 +198,25 @@ __device__ __forceinline__ void count_group_tiles(const select_params &p, unsign
          * latency-bound: partitions ran 0.78x CUB at 2^28 int32, now 1.05x
          * (docs/perf/scan.md, round 11). */
         constexpr int kFlagBatch = G % 4 == 0 ? 4 : G % 2 == 0 ? 2 : 1;
-        using W = std::conditional_t<Items == 16, uint4, uint2>;
-        static_assert(Items == 16 || Items == 8, "a lane's flags are one 8- or 16-byte load");
+        using W = std::conditional_t<Items % 16 == 0, uint4, std::conditional_t<Items % 8 == 0, uint2, unsigned>>;
+        constexpr int kWords = Items / (int)sizeof(W);
+        static_assert(Items % 4 == 0, "a lane's flags are whole 4-, 8- or 16-byte loads");
         const uint8_t *base = p.flags + (int64_t)g * G * kTile + (int64_t)warp * L::kWarpItems + lane * Items;
         if ((uintptr_t)p.flags % 16 == 0 && ((int64_t)g * G + G) * kTile <= p.n) {
 #pragma unroll
             for (int b = 0; b < G; b += kFlagBatch) {
-                W v[kFlagBatch];
+                W v[kFlagBatch][kWords];
 #pragma unroll
-                for (int i = 0; i < kFlagBatch; i++) v[i] = load_flags<W, false>(base + (int64_t)(b + i) * kTile);
+                for (int i = 0; i < kFlagBatch; i++)
+#pragma unroll
+                    for (int w = 0; w < kWords; w++)
+                        v[i][w] = load_flags<W, false>(base + (int64_t)(b + i) * kTile + w * (int)sizeof(W));
 #pragma unroll
                 for (int i = 0; i < kFlagBatch; i++) {
-                    const unsigned in_warp = tile::warp_all<tile::op_sum>(nonzero_bytes(v[i]));
+                    unsigned own = 0;
+#pragma unroll
+                    for (int w = 0; w < kWords; w++) own += nonzero_bytes(v[i][w]);
+                    const unsigned in_warp = tile::warp_all<tile::op_sum>(own);
                     if (lane == 0) counts[warp][b + i] = in_warp;
                 }
             }
@@ -287,7 +293,7 @@ template <class T, bool ByFlags, int G>
 __device__ __forceinline__ void count_group(const select_params &p, lookback::ticket t)
 {
     __shared__ group_counts counts;
-    count_group_tiles<T, ByFlags, G>(p, t.index, counts);
+    count_group_tiles<T, ByFlags, G, select_items(sizeof(T))>(p, t.index, counts);
     __syncthreads();
     if (threadIdx.x / kWarp == 0) publish_group<G>(p, t.index, t.epoch, counts);
 }
@@ -836,20 +842,30 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
     });
 }
 
-/* select_kernel_pipelined and its shared memory. */
+/* select_kernel_pipelined, its block, shared memory and tile. */
 struct pipelined_choice {
     const void *fn;
+    unsigned threads;
     size_t smem;
+    long long tile; /* elements */
 };
-pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags, bool partition)
+/* Narrow tiles, or (wide) select_wide_items: fn is NULL for 1- and
+ * 2-byte items, whose wide tiles would be their narrow ones. */
+pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags, bool partition, bool wide)
 {
-    return for_select_type<pipelined_choice>(t, by_flags, {NULL, 0}, [&](auto x, auto flags) {
+    return for_select_type<pipelined_choice>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
         using T = decltype(x);
         constexpr bool F = decltype(flags)::value;
-        static_assert(pipelined_select<T>, "tiles of at most 16 KiB");
-        const void *fn = partition ? (const void *)select_kernel_pipelined<T, F, true>
-                                   : (const void *)select_kernel_pipelined<T, F, false>;
-        return pipelined_choice{fn, (size_t)kSelectPipeStages * select_stage_bytes<T, F>()};
+        auto of = [&](auto w) -> pipelined_choice {
+            constexpr bool W = decltype(w)::value;
+            using shape = select_pipe_shape<T, F, W>;
+            const void *fn = partition ? (const void *)select_kernel_pipelined<T, F, true, W>
+                                       : (const void *)select_kernel_pipelined<T, F, false, W>;
+            return {fn, (unsigned)shape::kThreads, shape::kSharedBytes, (long long)shape::kTile};
+        };
+        if (!wide) return of(std::false_type{});
+        if constexpr (sizeof(T) >= 4) return of(std::true_type{});
+        return pipelined_choice{NULL, 0, 0, 0};
     });
 }
 
@@ -863,10 +879,16 @@ const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
     });
 }
 
-unsigned long long tile_count(gp_dtype t, int64_t n)
+unsigned long long tiles_of(long long tile, int64_t n) { return (unsigned long long)((n + tile - 1) / tile); }
+unsigned long long tile_count(gp_dtype t, int64_t n) { return tiles_of(select_tile((int)gp_dtype_size(t)), n); }
+
+/* Tiles, a partition's count groups, and the tickets of one tile a block. */
+void set_tiles(select_params &p, bool partition, unsigned long long tiles)
 {
-    const long long tile = select_tile((int)gp_dtype_size(t));
-    return (unsigned long long)((n + tile - 1) / tile);
+    p.tiles = (unsigned)tiles;
+    p.group = (long long)tiles >= kPartitionGroupMinTiles ? (unsigned)kPartitionGroup : 1u;
+    p.groups = (unsigned)((tiles + p.group - 1) / p.group);
+    p.tickets = tiles == 1 ? 1u : partition ? p.groups + (unsigned)tiles : (unsigned)tiles;
 }
 
 /* Shared checks: element alignment and the look-back's limits. */
@@ -894,6 +916,7 @@ gp_status write_zero_count(gp_ctx *ctx, int64_t *count)
 
 /* ---------------------------------------------------------------- entry points */
 
+/* For select_kernel's tiles: the pipelined kernels' are at least as large. */
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     const unsigned long long tiles = tile_count(t, n);
@@ -918,10 +941,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     p.out = a->out;
     p.count = a->count;
     p.n = a->n;
-    p.tiles = (unsigned)tiles;
-    p.group = (long long)tiles >= kPartitionGroupMinTiles ? (unsigned)kPartitionGroup : 1u;
-    p.groups = (unsigned)((tiles + p.group - 1) / p.group);
-    p.tickets = tiles == 1 ? 1u : a->partition ? p.groups + (unsigned)tiles : (unsigned)tiles;
+    set_tiles(p, a->partition, tiles);
     p.cmp = (int)a->cmp;
     memcpy(&p.value_bits, a->value, gp_dtype_size(a->t));
     const unsigned vec = 16 / (unsigned)gp_dtype_size(a->t);
@@ -943,19 +963,29 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     void *args[] = {&p};
     /* A selection or partition of more tiles than the device holds
      * blocks, its items (and flags) 16-byte aligned: a persistent grid with
-     * look-back warps. */
-    const pipelined_choice piped = select_pipelined_for(a->t, by_flags, a->partition);
-    if (tiles > 1 && piped.fn && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
+     * look-back warps, on wide tiles where every block gets several (the
+     * arena prepared above holds statuses for either). */
+    if (tiles > 1 && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
-        const unsigned resident = resident_blocks(ctx, piped.fn, (unsigned)kSelectPipeThreads, piped.smem);
-        if (resident > 0 && tiles > resident) {
+        pipelined_choice run = select_pipelined_for(a->t, by_flags, a->partition, false);
+        const pipelined_choice wide = select_pipelined_for(a->t, by_flags, a->partition, true);
+        if (wide.fn) {
+            const unsigned wide_resident = resident_blocks(ctx, wide.fn, wide.threads, wide.smem);
+            if (wide_resident > 0 && (long long)tiles_of(wide.tile, a->n) >= kWideMinTilesPerBlock * (long long)wide_resident)
+                run = wide;
+        }
+        const unsigned long long run_tiles = tiles_of(run.tile, a->n);
+        const unsigned resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
+        if (resident > 0 && run_tiles > resident) {
+            set_tiles(p, a->partition, run_tiles);
             p.grid = resident;
             p.tickets = resident;
             bool too_large = false;
-            s = launch_resident(ctx, piped.fn, what, p.grid, (unsigned)kSelectPipeThreads, piped.smem, args,
-                                &too_large, __FILE__, __LINE__);
+            s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
+                                __LINE__);
             if (s != GP_STATUS_OK || !too_large) return s;
-            p.tickets = (unsigned)tiles; /* the device is busy: one tile a block */
+            set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block */
+            p.grid = 0;
         }
     }
     GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);

@@ -47,29 +47,25 @@
 namespace gp_cuda {
 namespace {
 
-constexpr int kSelectLookbackWarps = GP_SELECT_LOOKBACK_WARPS;
-constexpr int kSelectPipeStages = kSelectLookbackWarps + 2; /* K parked, one ranked, one landing */
-constexpr int kSelectPipeThreads = kSelectThreads + kSelectLookbackWarps * kWarp;
-
-/* Which selections take it: tiles of at most 16 KiB (cuda_tuning.h), so
- * stages of at most 20 KiB. */
-template <class T>
-constexpr bool pipelined_select = select_tile(sizeof(T)) * (long long)sizeof(T) <= 16384;
-
-template <class T, bool ByFlags>
-__host__ __device__ constexpr unsigned select_stage_bytes()
-{
-    return (unsigned)(select_tile(sizeof(T)) * ((long long)sizeof(T) + (ByFlags ? 1 : 0)));
-}
-
-/* Blocks an SM holds with every stage in shared memory (227 KiB an SM,
- * a little kept for the static part), at most 3 (72 registers). */
-template <class T, bool ByFlags>
-__host__ __device__ constexpr int pipelined_select_blocks()
-{
-    constexpr long long per_block = (long long)kSelectPipeStages * select_stage_bytes<T, ByFlags>();
-    return (227 * 1024 - 2048) / per_block >= 3 ? 3 : (227 * 1024 - 2048) / per_block < 1 ? 1 : (int)((227 * 1024 - 2048) / per_block);
-}
+/* A pipelined selection's shape: K look-back warps, K + 2 stages (K
+ * parked, one ranked, one landing), each a tile's items and, by flags, its
+ * flags. Narrow: select_kernel's tiles (at most 16 KiB) and
+ * GP_SELECT_LOOKBACK_WARPS; wide (4- and 8-byte items, cuda_tuning.h):
+ * select_wide_items and one look-back warp. */
+template <class T, bool ByFlags, bool Wide>
+struct select_pipe_shape {
+    static constexpr int kItems = Wide ? select_wide_items(sizeof(T)) : select_items(sizeof(T));
+    static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
+    static constexpr int K = Wide ? 1 : GP_SELECT_LOOKBACK_WARPS;
+    static constexpr int kStages = K + 2;
+    static constexpr int kThreads = kSelectThreads + K * kWarp;
+    static constexpr unsigned kStageBytes = (unsigned)(kTile * ((long long)sizeof(T) + (ByFlags ? 1 : 0)));
+    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes; /* dynamic */
+    /* Blocks an SM holds with every stage in shared memory (227 KiB an SM,
+     * a little kept for the static part), at most 3 (72 registers). */
+    static constexpr long long kFit = (227 * 1024 - 2048) / (long long)kSharedBytes;
+    static constexpr int kBlocks = kFit >= 3 ? 3 : kFit < 1 ? 1 : (int)kFit;
+};
 
 struct sync_select_warps {
     __device__ void operator()() const { stage::sync_threads<kSelectThreads>(); }
@@ -80,33 +76,33 @@ struct sync_select_warps {
  * its G tiles into counts[i % kStages] and hands them to look-back warp
  * i % K (publish_group). Waits for a slot's previous use to be read first.
  */
-template <class T, bool ByFlags, int G>
+template <class T, bool ByFlags, int G, int Items, int kStages>
 __device__ __forceinline__ void count_uses(const select_params &p, lookback::ticket t,
-                                           group_counts (&counts)[kSelectPipeStages], uint64_t *counted,
-                                           uint64_t *placed)
+                                           group_counts (&counts)[kStages], uint64_t *counted, uint64_t *placed)
 {
-    constexpr int kStages = kSelectPipeStages;
     for (unsigned i = 0;; i++) {
         const unsigned long long g = t.index + (unsigned long long)p.grid * i;
         if (g >= p.groups) break;
         const int s = (int)(i % kStages);
         if (i >= (unsigned)kStages) stage::wait(&placed[s], ((i - kStages) / kStages) & 1u);
-        count_group_tiles<T, ByFlags, G>(p, g, counts[s]);
+        count_group_tiles<T, ByFlags, G, Items>(p, g, counts[s]);
         stage::arrive(&counted[s]);
     }
 }
 
-template <class T, bool ByFlags, bool Partition>
-__global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T, ByFlags>())
+template <class T, bool ByFlags, bool Partition, bool Wide>
+__global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
+                                  select_pipe_shape<T, ByFlags, Wide>::kBlocks)
     select_kernel_pipelined(const __grid_constant__ select_params p)
 {
-    constexpr int Items = select_items(sizeof(T));
-    constexpr int64_t kTile = select_tile(sizeof(T));
+    using shape = select_pipe_shape<T, ByFlags, Wide>;
+    constexpr int Items = shape::kItems;
+    constexpr int64_t kTile = shape::kTile;
     using L = rows<T, Items>;
-    constexpr int kStages = kSelectPipeStages;
-    constexpr int K = kSelectLookbackWarps;
+    constexpr int kStages = shape::kStages;
+    constexpr int K = shape::K;
     constexpr unsigned kItemBytes = (unsigned)(kTile * sizeof(T));
-    constexpr unsigned kStageBytes = select_stage_bytes<T, ByFlags>();
+    constexpr unsigned kStageBytes = shape::kStageBytes;
     __shared__ unsigned ticket_words[2];
     __shared__ unsigned warp_counts[2][kSelectWarps]; /* by use parity: no barrier between a read and the next write */
     __shared__ unsigned kept_of[kStages];
@@ -197,8 +193,8 @@ __global__ void __launch_bounds__(kSelectPipeThreads, pipelined_select_blocks<T,
     /* ------------------------------------------------------- the scan warps */
     if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
     if constexpr (Partition) {
-        if (p.group == 1) count_uses<T, ByFlags, 1>(p, t, counts, counted_c, placed_c);
-        else count_uses<T, ByFlags, kPartitionGroup>(p, t, counts, counted_c, placed_c);
+        if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
+        else count_uses<T, ByFlags, kPartitionGroup, Items>(p, t, counts, counted_c, placed_c);
     }
     /* Writes use u's compacted run at the count before its tile (and a
      * partition's rejected run after every selected item). Its count is

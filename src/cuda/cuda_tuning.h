@@ -294,12 +294,37 @@ __host__ __device__ constexpr int scan_cluster_items(int in_bytes, int acc_bytes
 #define GP_SCAN_PERSISTENT 1
 #endif
 /* scan_kernel_pipelined (cuda_scan_pipelined.cuh): this many look-back
- * warps a block, each tile parked in shared
- * memory while its look-back runs. H100, 2^30: K = 1, 2, 3 gave 0.93x,
- * 1.01x, 0.97x CUB. */
+ * warps a block, each tile parked in shared memory while its look-back
+ * runs (wide tiles: one). H100, 2^30, 16 KiB int32 tiles: K = 1, 2, 3
+ * gave 0.93x, 1.01x, 0.97x CUB. */
 #ifndef GP_SCAN_LOOKBACK_WARPS
 #define GP_SCAN_LOOKBACK_WARPS 2
 #endif
+/* Wide tiles (cuda_scan_pipelined.cuh, cuda_select_pipelined.cuh): for
+ * 4- and 8-byte items the look-back-warp kernels also come with larger
+ * tiles and one look-back warp a block, taken where the device's blocks
+ * get at least kWideMinTilesPerBlock of them each. At 16 KiB a tile (two
+ * look-back warps, 3 blocks an SM) every look-back kernel ran ~85 tiles/us
+ * at 2^28 whatever its bytes a tile: the look-backs in flight set the
+ * pace, and fewer of them run faster. H100, 2^28 (docs/perf/scan.md,
+ * round 15): scan int32 806-808 -> 766-773 us (88.5 -> 92-93% of the
+ * copy), int64 1541 -> 1500 (92.2 -> 94.7%); select int32 by flags 792 ->
+ * 715, partition 1036 -> 985. With one or two tiles a block they lost
+ * (select and partition at 2^16-2^22 0.82-1.0x CUB against 0.9-1.2x). */
+#ifndef GP_WIDE_MIN_TILES_PER_BLOCK
+#define GP_WIDE_MIN_TILES_PER_BLOCK 4
+#endif
+constexpr long long kWideMinTilesPerBlock = GP_WIDE_MIN_TILES_PER_BLOCK;
+/* The scan's wide tile: 32 KiB (32 and 16 items a thread), 3 stages a
+ * block, 2 blocks an SM (96 registers, no spills); 24 KiB with 3 blocks an
+ * SM did as well but spilled 4-28 bytes in the 8-byte kernels at 72. */
+#ifndef GP_SCAN_WIDE_TILE_BYTES
+#define GP_SCAN_WIDE_TILE_BYTES 32768
+#endif
+__host__ __device__ constexpr int scan_wide_items(int in_bytes)
+{
+    return GP_SCAN_WIDE_TILE_BYTES / (kScanThreads * in_bytes);
+}
 /* A persistent scan_kernel stages its tiles in shared memory, this many
  * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
  * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always
@@ -334,9 +359,19 @@ __host__ __device__ constexpr int select_items(int item_bytes)
                          item_bytes);
 }
 __host__ __device__ constexpr long long select_tile(int item_bytes) { return (long long)kSelectThreads * select_items(item_bytes); }
-/* select_kernel_pipelined (cuda_select_pipelined.cuh): look-back warps a
- * block, each tile's compacted run parked in shared memory while its
- * look-back runs. */
+/* Wide selection tiles (kWideMinTilesPerBlock, above), one look-back warp
+ * a block: 24 items a thread of 4-byte items (24 KiB; a stage with its
+ * flags 30 KiB, so 2 blocks an SM by flags, 3 by comparison), 16 of 8-byte
+ * items (32 KiB, 2 blocks an SM). 32 KiB of int32 by flags (40 KiB
+ * stages) left one block an SM and lost 3-14% at 2^26-2^28. */
+__host__ __device__ constexpr int select_wide_items(int item_bytes) { return whole_vectors(item_bytes == 4 ? 24 : 16, item_bytes); }
+__host__ __device__ constexpr long long select_wide_tile(int item_bytes)
+{
+    return (long long)kSelectThreads * select_wide_items(item_bytes);
+}
+/* select_kernel_pipelined: look-back warps a block (wide tiles: one),
+ * each tile's compacted run parked in shared memory while its look-back
+ * runs. */
 #ifndef GP_SELECT_LOOKBACK_WARPS
 #define GP_SELECT_LOOKBACK_WARPS 2
 #endif
@@ -366,8 +401,9 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
  * a thread (16 KiB tiles; with 16 they needed 768 threads, 80 registers).
  * A wider look-back holds M tags beside the tile: at M = 4, 1-byte
  * comparisons spilled 24 bytes at 64 and 8-byte items (16 a thread) 4-44
- * at 80 (ptxas), so 768 (80) and 512 (128) there. No spills in any select
- * or filter kernel with these. */
+ * at 80 (ptxas), so 768 (80) and 512 (128) there. The filter's kernels
+ * spill 4-8 bytes at 64 (ptxas, sm_90: filter_kernel<double>, <long>,
+ * <int, descending>). */
 __host__ __device__ constexpr int select_threads_per_sm(int item_bytes)
 {
     return item_bytes == 8 ? (kLookbackTagsPerLane > 1 ? 512 : 1024)

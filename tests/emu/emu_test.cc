@@ -2,12 +2,14 @@
  * The CUDA scan, select, partition and filter kernels, run on the CPU
  * emulation (cuda_emu.h) through the backend's own entry points, against
  * the serial reference. Sizes cross the tile (T = 4096 by default, from
- * cuda_tuning.h; twice that for 1-byte scans) and look-back window (32 x
+ * cuda_tuning.h; twice that for 1-byte scans), the wide tile of 4-byte
+ * items (8192 for scans, 6144 for selections) and look-back window (32 x
  * GP_LOOKBACK_TAGS_PER_LANE tiles) boundaries; both the vector and the
  * scalar (misaligned) paths run; 8-byte scans use the value slots.
  *
  * usage: emu_test [--seed S] [--chaos K] [--quick | --medium | --big]
- * --quick: up to T + 1; --medium: up to 3T + 1; --big: only the largest.
+ * --quick: up to T + 1; --medium: up to 3T + 1; --big: only the largest
+ * (each for T and for the wide tile).
  * --chaos 1..9: random pauses; 10 and up: long pauses after each aggregate,
  * longest for the oldest tiles, so look-backs cross whole windows of
  * aggregates (use with --big and GP_EMU_WORKERS above 2 x 32 x
@@ -297,12 +299,26 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--big")) big = true;
     }
     printf("emu_test: seed %" PRIu64 ", chaos %d\n", seed, gp_emu::chaos);
-    /* T: the 4-byte select tile (the scan's is the same at the defaults);
-     * the last size is two look-back windows of tiles and then some, so a
-     * tile can find a whole window of aggregates (--big --chaos 10). */
-    const int64_t T = gp_cuda::select_tile(4), W = 32 * gp_cuda::kLookbackTagsPerLane;
-    const int64_t sizes[] = {1, 33, T - 1, T, T + 1, 2 * T - 1, 2 * T + 1, 3 * T + 1, (2 * W + 1) * T + 1};
-    printf("tile %lld, look-back window %lld tiles\n", (long long)T, (long long)W);
+    /* Sizes by tile T of 4-byte items, for the narrow tiles and then the
+     * wide ones (cuda_tuning.h; the test builds with wide tiles from 2 a
+     * block). The last size is two look-back windows of tiles and then
+     * some, so a tile can find a whole window of aggregates (--big --chaos
+     * 10). */
+    const int64_t W = 32 * gp_cuda::kLookbackTagsPerLane;
+    const int64_t T = gp_cuda::select_tile(4); /* scan_kernel's too */
+    const int64_t scan_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(4);
+    const int64_t select_wide_T = gp_cuda::select_wide_tile(4);
+    auto sizes_for = [W](int64_t t, int64_t *out) {
+        const int64_t s[9] = {1, 33, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 1, (2 * W + 1) * t + 1};
+        for (int i = 0; i < 9; i++) out[i] = s[i];
+    };
+    int64_t sizes[18], select_sizes[18];
+    sizes_for(T, sizes);
+    sizes_for(scan_wide_T, sizes + 9);
+    sizes_for(T, select_sizes);
+    sizes_for(select_wide_T, select_sizes + 9);
+    printf("tiles: %lld, wide %lld (scan), %lld (select); look-back window %lld tiles\n", (long long)T,
+           (long long)scan_wide_T, (long long)select_wide_T, (long long)W);
     const int nsizes = quick ? 5 : medium ? 8 : 9, first = big ? 8 : 0;
     const gp_dtype dtypes[] = {GP_DTYPE_I8, GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
@@ -310,8 +326,10 @@ int main(int argc, char **argv)
     const gp_op ops[] = {GP_OP_SUM, GP_OP_MAX, GP_OP_XOR, GP_OP_MIN, GP_OP_PROD, GP_OP_AND, GP_OP_OR};
     int k = 0;
     for (gp_dtype t : dtypes)
+        for (int set = 0; set < 2; set++)
         for (int si = first; si < nsizes; si++)
             for (int w = 0; w < 2; w++) {
+                const int64_t n = sizes[9 * set + si], tile = set ? scan_wide_T : T;
                 gp_dtype out_t = t;
                 if (w == 1) {
                     if (gpt_is_float(t)) out_t = GP_DTYPE_F64;
@@ -320,21 +338,23 @@ int main(int argc, char **argv)
                 }
                 gp_op op = ops[k++ % 7];
                 if (gpt_is_float(t) && !gpt_op_defined(op, t)) op = GP_OP_SUM;
-                scan_case(t, out_t, op, sizes[si], k % 2 == 0, false, 0);
-                if (w == 0 && sizes[si] > T)
-                    scan_case(t, out_t, gpt_is_float(t) ? GP_OP_MAX : ops[k % 4], sizes[si], k % 2 == 1, true, 0);
-                if (si == 4 || si == 8) scan_case(t, out_t, op, sizes[si], true, false, 3);
+                scan_case(t, out_t, op, n, k % 2 == 0, false, 0);
+                if (w == 0 && n > tile)
+                    scan_case(t, out_t, gpt_is_float(t) ? GP_OP_MAX : ops[k % 4], n, k % 2 == 1, true, 0);
+                if (si == 4 || si == 8) scan_case(t, out_t, op, n, true, false, 3);
             }
     printf("scan: %ld passed, %ld failed\n", passed, failed);
     for (gp_dtype t : dtypes)
+        for (int set = 0; set < 2; set++)
         for (int si = first; si < nsizes; si++) {
-            int64_t n = sizes[si];
             for (int kind = 0; kind < 6; kind++) {
+                if (set == 1 && kind >= K_FILTER) continue; /* the filter has no wide tiles */
+                const int64_t n = select_sizes[9 * set + si], tile = set ? select_wide_T : T;
                 /* filter patterns: 5 is NaN and infinities (floats), 6 the dip */
                 int patterns = kind >= K_FILTER ? 7 : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
                 for (int p = 0; p < patterns; p++) {
                     if (kind >= K_FILTER && p == 5 && !gpt_is_float(t)) continue;
-                    if (n > 2 * T + 1 && p > 0 && p < 4) continue;
+                    if (n > 2 * tile + 1 && p > 0 && p < 4) continue;
                     gp_cmp cmp = (gp_cmp)(1 + (k++ % 6));
                     select_case(kind, t, n, p, cmp, 0);
                 }
