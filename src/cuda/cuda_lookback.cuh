@@ -104,6 +104,30 @@ inline arena arena_at(void *base, unsigned long long slots)
  */
 gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out);
 
+/* Tiles of `tile` elements that n elements take. */
+inline unsigned long long tiles_of(long long tile, int64_t n) { return (unsigned long long)((n + tile - 1) / tile); }
+
+/* A persistent look-back kernel of the scan or the selections and its
+ * launch shape. */
+struct persistent_kernel {
+    const void *fn;
+    unsigned threads;
+    size_t smem;    /* dynamic shared memory */
+    long long tile; /* elements */
+};
+
+/* `wide` (cuda_tuning.h: 4- and 8-byte items; fn NULL where there is none)
+ * where the device's blocks get at least kWideMinTilesPerBlock of its tiles
+ * of n elements each, else `narrow`. */
+inline const persistent_kernel &narrow_or_wide(gp_ctx *ctx, const persistent_kernel &narrow,
+                                               const persistent_kernel &wide, int64_t n)
+{
+    if (!wide.fn) return narrow;
+    const unsigned resident = resident_blocks(ctx, wide.fn, wide.threads, wide.smem);
+    const bool pays = resident > 0 && (long long)tiles_of(wide.tile, n) >= kWideMinTilesPerBlock * (long long)resident;
+    return pays ? wide : narrow;
+}
+
 /* ------------------------------------------------------- memory ordering */
 
 /* GP_CUDA_EMULATE: tests/emu runs these kernels on the CPU, with the same

@@ -236,21 +236,10 @@ int64_t tile_elems(const gp_scan_args *a)
     return (int64_t)kScanThreads * scan_items((int)gp_dtype_size(a->in_t), acc_bytes(a->out_t, a->op));
 }
 
-unsigned long long tile_count(const gp_scan_args *a)
-{
-    const int64_t te = tile_elems(a);
-    return (unsigned long long)((a->n + te - 1) / te);
-}
+unsigned long long tile_count(const gp_scan_args *a) { return lookback::tiles_of(tile_elems(a), a->n); }
 
-/* A pipelined kernel and its launch shape. */
-struct pipelined_kernel {
-    const void *fn;
-    unsigned threads;
-    size_t smem;
-    int64_t tile; /* elements */
-};
 template <class In, class Conv, class A, class S, class Op, bool Wide>
-pipelined_kernel pipelined_of()
+lookback::persistent_kernel pipelined_of()
 {
     using shape = pipe_shape<In, A, Wide>;
     return {(const void *)scan_kernel_pipelined<In, Conv, A, S, Op, Wide>, (unsigned)shape::kThreads,
@@ -264,7 +253,7 @@ struct scan_kernel_choice {
     const char *name;
     unsigned long long (*init_bits)(const void *init);
     size_t stage_bytes; /* dynamic shared memory of a staged launch */
-    pipelined_kernel pipelined, wide; /* scan_kernel_pipelined, narrow and wide tiles (fn NULL: none) */
+    lookback::persistent_kernel pipelined, wide; /* scan_kernel_pipelined, narrow and wide tiles (fn NULL: none) */
     const void *cluster; /* scan_kernel_cluster */
     int64_t cluster_tile; /* elements a block of it takes */
 };
@@ -283,11 +272,13 @@ unsigned long long init_as_acc(const void *init)
 template <class In, class Conv, class A, class S, class Op>
 scan_kernel_choice pick(const char *name)
 {
-    pipelined_kernel pipelined = {NULL, 0, 0, 0}, wide = {NULL, 0, 0, 0};
+    lookback::persistent_kernel pipelined = {NULL, 0, 0, 0}, wide = {NULL, 0, 0, 0};
     if constexpr (pipelined_scan<In, A, S>) pipelined = pipelined_of<In, Conv, A, S, Op, false>();
-    if constexpr (wide_scan<In, A, S>) wide = pipelined_of<In, Conv, A, S, Op, true>();
-    static_assert(pipe_shape<In, A, true>::kTile >= (int64_t)kScanThreads * scan_items(sizeof(In), sizeof(A)),
-                  "the arena is sized for scan_kernel's tiles");
+    if constexpr (wide_scan<In, A, S>) {
+        static_assert(pipe_shape<In, A, true>::kTile >= (int64_t)kScanThreads * scan_items(sizeof(In), sizeof(A)),
+                      "the arena is sized for scan_kernel's tiles");
+        wide = pipelined_of<In, Conv, A, S, Op, true>();
+    }
     return {(const void *)scan_kernel<In, Conv, A, S, Op>,
             name,
             init_as_acc<Conv, A>,
@@ -472,17 +463,9 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
         /* The staged scan_kernel, the pipelined one (look-back warps), or
          * that with wide tiles where every block gets several of them. The
          * arena prepared above holds statuses for any of these tiles. */
-        pipelined_kernel run = {k.fn, (unsigned)kScanThreads, k.stage_bytes, tile_elems(a)};
-        if (k.pipelined.fn && state(ctx)->lookback_warps) {
-            run = k.pipelined;
-            if (k.wide.fn) {
-                const unsigned wide_resident = resident_blocks(ctx, k.wide.fn, k.wide.threads, k.wide.smem);
-                if (wide_resident > 0 &&
-                    (a->n + k.wide.tile - 1) / k.wide.tile >= kWideMinTilesPerBlock * (long long)wide_resident)
-                    run = k.wide;
-            }
-        }
-        const unsigned long long run_tiles = (unsigned long long)((a->n + run.tile - 1) / run.tile);
+        lookback::persistent_kernel run = {k.fn, (unsigned)kScanThreads, k.stage_bytes, tile_elems(a)};
+        if (k.pipelined.fn && state(ctx)->lookback_warps) run = lookback::narrow_or_wide(ctx, k.pipelined, k.wide, a->n);
+        const unsigned long long run_tiles = lookback::tiles_of(run.tile, a->n);
         const unsigned resident = resident_blocks(ctx, run.fn, run.threads, run.smem);
         if (resident > 0 && run_tiles > resident) {
             p.grid = resident;

@@ -842,21 +842,16 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
     });
 }
 
-/* select_kernel_pipelined, its block, shared memory and tile. */
-struct pipelined_choice {
-    const void *fn;
-    unsigned threads;
-    size_t smem;
-    long long tile; /* elements */
-};
-/* Narrow tiles, or (wide) select_wide_items: fn is NULL for 1- and
- * 2-byte items, whose wide tiles would be their narrow ones. */
-pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags, bool partition, bool wide)
+/* select_kernel_pipelined with narrow tiles, or (wide) select_wide_items:
+ * fn is NULL for 1- and 2-byte items, whose wide tiles would be their
+ * narrow ones. */
+lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, bool wide)
 {
-    return for_select_type<pipelined_choice>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
+    using lookback::persistent_kernel;
+    return for_select_type<persistent_kernel>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
         using T = decltype(x);
         constexpr bool F = decltype(flags)::value;
-        auto of = [&](auto w) -> pipelined_choice {
+        auto of = [&](auto w) -> persistent_kernel {
             constexpr bool W = decltype(w)::value;
             using shape = select_pipe_shape<T, F, W>;
             const void *fn = partition ? (const void *)select_kernel_pipelined<T, F, true, W>
@@ -865,7 +860,7 @@ pipelined_choice select_pipelined_for(gp_dtype t, bool by_flags, bool partition,
         };
         if (!wide) return of(std::false_type{});
         if constexpr (sizeof(T) >= 4) return of(std::true_type{});
-        return pipelined_choice{NULL, 0, 0, 0};
+        return persistent_kernel{NULL, 0, 0, 0};
     });
 }
 
@@ -879,8 +874,7 @@ const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
     });
 }
 
-unsigned long long tiles_of(long long tile, int64_t n) { return (unsigned long long)((n + tile - 1) / tile); }
-unsigned long long tile_count(gp_dtype t, int64_t n) { return tiles_of(select_tile((int)gp_dtype_size(t)), n); }
+unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of(select_tile((int)gp_dtype_size(t)), n); }
 
 /* Tiles, a partition's count groups, and the tickets of one tile a block. */
 void set_tiles(select_params &p, bool partition, unsigned long long tiles)
@@ -967,14 +961,10 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
      * arena prepared above holds statuses for either). */
     if (tiles > 1 && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
-        pipelined_choice run = select_pipelined_for(a->t, by_flags, a->partition, false);
-        const pipelined_choice wide = select_pipelined_for(a->t, by_flags, a->partition, true);
-        if (wide.fn) {
-            const unsigned wide_resident = resident_blocks(ctx, wide.fn, wide.threads, wide.smem);
-            if (wide_resident > 0 && (long long)tiles_of(wide.tile, a->n) >= kWideMinTilesPerBlock * (long long)wide_resident)
-                run = wide;
-        }
-        const unsigned long long run_tiles = tiles_of(run.tile, a->n);
+        const lookback::persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, false),
+                                          wide = select_pipelined_for(a->t, by_flags, a->partition, true);
+        const lookback::persistent_kernel &run = lookback::narrow_or_wide(ctx, narrow, wide, a->n);
+        const unsigned long long run_tiles = lookback::tiles_of(run.tile, a->n);
         const unsigned resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
         if (resident > 0 && run_tiles > resident) {
             set_tiles(p, a->partition, run_tiles);
