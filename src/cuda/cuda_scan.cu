@@ -274,7 +274,7 @@ scan_kernel_choice pick(const char *name)
 {
     lookback::persistent_kernel pipelined = {NULL, 0, 0, 0}, wide = {NULL, 0, 0, 0};
     if constexpr (pipelined_scan<In, A, S>) pipelined = pipelined_of<In, Conv, A, S, Op, false>();
-    if constexpr (wide_scan<In, A, S>) {
+    if constexpr (wide_scan<In, A, S, Op>) {
         static_assert(pipe_shape<In, A, true>::kTile >= (int64_t)kScanThreads * scan_items(sizeof(In), sizeof(A)),
                       "the arena is sized for scan_kernel's tiles");
         wide = pipelined_of<In, Conv, A, S, Op, true>();

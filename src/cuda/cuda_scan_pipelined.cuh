@@ -45,7 +45,8 @@
  *
  * Wide tiles: 4- and 8-byte inputs of at least kWideMinTilesPerBlock 32
  * KiB tiles a block run with one look-back warp (cuda_tuning.h; round 15
- * of docs/perf/scan.md: 88 -> 92-93% of the copy for int32 at 2^28).
+ * of docs/perf/scan.md: 88 -> 92-93% of the copy for int32 at 2^28), and
+ * so do 1-byte scans kept packed (cuda_scan_bytes.cuh).
  *
  * Progress, as scan_kernel's persistent grid: every block is resident and
  * takes its tiles in order. The smallest unpublished tile m: its block's
@@ -56,14 +57,16 @@
 #ifndef GP_CUDA_SCAN_PIPELINED_CUH
 #define GP_CUDA_SCAN_PIPELINED_CUH
 
+#include "cuda_scan_bytes.cuh"
+
 namespace gp_cuda {
 namespace {
 
 /* A pipelined scan's shape: K look-back warps, K + 2 stages (K parked,
  * one scanned, one landing) of one tile each. Narrow: scan_kernel's tiles
  * (at most 16 KiB), GP_SCAN_LOOKBACK_WARPS, 3 blocks an SM. Wide (4- and
- * 8-byte inputs, cuda_tuning.h): 32 KiB tiles, one look-back warp, 2
- * blocks an SM. */
+ * 8-byte inputs and packed 1-byte scans, cuda_tuning.h): 32 KiB tiles, one
+ * look-back warp, 2 blocks an SM. */
 template <class In, class A, bool Wide>
 struct pipe_shape {
     static constexpr int kItems = Wide ? scan_wide_items(sizeof(In)) : scan_items(sizeof(In), sizeof(A));
@@ -78,11 +81,12 @@ struct pipe_shape {
     static constexpr int kBlocks = Wide || (sizeof(In) == 1 && sizeof(A) == 1) ? 2 : 3;
 };
 /* Which scans take it: outputs the inputs' size, narrow tiles of at most
- * 16 KiB; wide tiles for 4- and 8-byte inputs. */
+ * 16 KiB; wide tiles for 4- and 8-byte inputs and packed 1-byte scans (a
+ * thread's 128 bytes are 32 registers packed, 128 unpacked). */
 template <class In, class A, class S>
 constexpr bool pipelined_scan = sizeof(S) == sizeof(In) && pipe_shape<In, A, false>::kTileBytes <= 16384;
-template <class In, class A, class S>
-constexpr bool wide_scan = pipelined_scan<In, A, S> && sizeof(In) >= 4;
+template <class In, class A, class S, class Op>
+constexpr bool wide_scan = pipelined_scan<In, A, S> && (sizeof(In) >= 4 || bytes::packed_scan<In, S, Op>);
 
 struct sync_scan_warps {
     __device__ void operator()() const { stage::sync_threads<kScanThreads>(); }
@@ -129,6 +133,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     constexpr unsigned kTileBytes = shape::kTileBytes;
     constexpr int kStages = shape::kStages;
     constexpr int kLookbackWarps = shape::K;
+    constexpr bool kPacked = bytes::packed_scan<In, S, Op>;
     __shared__ unsigned ticket_words[2];
     __shared__ A warp_totals[2][kScanWarps]; /* by use parity: no barrier between a read and the next write */
     __shared__ A total_of[kStages], prefix_of[kStages];
@@ -185,13 +190,30 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         stage::wait(&prefixed[s], (u / kStages) & 1u);
         const A prefix = prefix_of[s];
         const int64_t seg_base = (int64_t)(t.index + tile_of(u)) * kTile + (int64_t)warp * L::kWarpItems;
-        A y[L::R][L::V];
-        unpark_rows<In, A, S, Items>(reinterpret_cast<const In *>(stages + s * kTileBytes) + warp * L::kWarpItems, y);
+        const In *seg = reinterpret_cast<const In *>(stages + s * kTileBytes) + warp * L::kWarpItems;
+        S *out = static_cast<S *>(p.out) + seg_base;
+        if constexpr (kPacked) {
+            uint4 v[L::R];
 #pragma unroll
-        for (int r = 0; r < L::R; r++)
+            for (int r = 0; r < L::R; r++) {
+                v[r] = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
+                bytes::apply_row<Op>(static_cast<uint32_t>(prefix), v[r]);
+            }
+            if (p.aligned && p.n - seg_base >= L::kWarpItems) {
 #pragma unroll
-            for (int e = 0; e < L::V; e++) y[r][e] = Op::apply(prefix, y[r][e]);
-        tile::store_rows<In, A, S, Items>(static_cast<S *>(p.out) + seg_base, p.n - seg_base, p.aligned, y);
+                for (int r = 0; r < L::R; r++) tile::store16(out + L::index(r, lane, 0), v[r]);
+            } else {
+                bytes::store_rows_partial(reinterpret_cast<uint8_t *>(out), p.n - seg_base, v);
+            }
+        } else {
+            A y[L::R][L::V];
+            unpark_rows<In, A, S, Items>(seg, y);
+#pragma unroll
+            for (int r = 0; r < L::R; r++)
+#pragma unroll
+                for (int e = 0; e < L::V; e++) y[r][e] = Op::apply(prefix, y[r][e]);
+            tile::store_rows<In, A, S, Items>(out, p.n - seg_base, p.aligned, y);
+        }
     };
 
     unsigned use = 0;
@@ -201,16 +223,26 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         const int s = (int)(use % kStages);
         const int64_t seg_base = (int64_t)tile * kTile + (int64_t)warp * L::kWarpItems;
         In *seg = reinterpret_cast<In *>(stages + s * kTileBytes) + warp * L::kWarpItems;
-        A x[L::R][L::V];
+        /* The items: unpacked, or (kPacked) as the rows' 16-byte vectors. */
+        std::conditional_t<kPacked, uint4[L::R], A[L::R][L::V]> x;
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
-            tile::load_rows_shared<In, Conv, A, Items>(seg, x);
+            if constexpr (kPacked) {
+#pragma unroll
+                for (int r = 0; r < L::R; r++) x[r] = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
+            } else {
+                tile::load_rows_shared<In, Conv, A, Items>(seg, x);
+            }
+        } else if constexpr (kPacked) {
+            bytes::load_rows_partial<Op>(reinterpret_cast<const uint8_t *>(in + seg_base), p.n - seg_base, x);
         } else {
             tile::load_rows<In, Conv, A, Items>(in + seg_base, p.n - seg_base, p.aligned, Op::template identity<A>(),
                                                 x);
         }
         A lane_prefix[L::R];
-        const A warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
+        A warp_total;
+        if constexpr (kPacked) warp_total = bytes::warp_scan_rows<Op>(x, lane_prefix);
+        else warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
         A warp_prefix, tile_total;
         tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals[use & 1], warp_prefix, tile_total,
                                                sync_scan_warps{});
@@ -225,8 +257,15 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         stage::arrive(&totalled[s]);
         /* Every scan warp finished use - 1 - K before this barrier. */
         if (threadIdx.x == 0) stage::refill<kStages>(use, kLookbackWarps, t.index, p.tiles, tile_of, whole, fetch);
-        finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x); /* the tile-local scan */
-        park_rows<In, A, S, Items>(seg, x);
+        /* The tile-local scan, parked over its input. */
+        if constexpr (kPacked) {
+            bytes::finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x);
+#pragma unroll
+            for (int r = 0; r < L::R; r++) *reinterpret_cast<uint4 *>(seg + L::index(r, lane, 0)) = x[r];
+        } else {
+            finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x);
+            park_rows<In, A, S, Items>(seg, x);
+        }
         if (use >= kLookbackWarps) finish(use - kLookbackWarps);
     }
     for (unsigned u = use > kLookbackWarps ? use - kLookbackWarps : 0; u < use; u++) finish(u);

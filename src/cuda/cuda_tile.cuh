@@ -275,6 +275,22 @@ __device__ __forceinline__ void store_rows(S *seg, int64_t valid, bool aligned,
 }
 
 /*
+ * One row of a warp's segment across its lanes: `own` is the lane's value
+ * for the row, `carry` the combination of the rows before. lane_prefix
+ * becomes carry op the lanes before this one; returns carry op the row.
+ */
+template <class Op, class A>
+__device__ __forceinline__ A chain_row(A own, A carry, A &lane_prefix)
+{
+    const int lane = threadIdx.x % kWarp;
+    const A inc = warp_inclusive<Op>(own, lane);
+    const A before = shfl_up(inc, 1);
+    const A row_total = shfl_idx(inc, kWarp - 1);
+    lane_prefix = lane == 0 ? carry : Op::apply(carry, before);
+    return Op::apply(carry, row_total);
+}
+
+/*
  * Scans a warp's rows in place: afterwards x[r][e] is the combination of
  * the thread's own elements x[r][0..e] (a thread-local inclusive scan), and
  * lane_prefix[r] the combination of every element of the segment before
@@ -284,17 +300,12 @@ __device__ __forceinline__ void store_rows(S *seg, int64_t valid, bool aligned,
 template <class Op, class A, int R, int V>
 __device__ __forceinline__ A warp_scan_rows(A (&x)[R][V], A (&lane_prefix)[R])
 {
-    const int lane = threadIdx.x % kWarp;
     A carry = Op::template identity<A>();
 #pragma unroll
     for (int r = 0; r < R; r++) {
 #pragma unroll
         for (int e = 1; e < V; e++) x[r][e] = Op::apply(x[r][e - 1], x[r][e]);
-        const A inc = warp_inclusive<Op>(x[r][V - 1], lane);
-        const A before = shfl_up(inc, 1);
-        const A row_total = shfl_idx(inc, kWarp - 1);
-        lane_prefix[r] = lane == 0 ? carry : Op::apply(carry, before);
-        carry = Op::apply(carry, row_total);
+        carry = chain_row<Op>(x[r][V - 1], carry, lane_prefix[r]);
     }
     return carry;
 }
@@ -308,7 +319,6 @@ __device__ __forceinline__ A warp_scan_rows(A (&x)[R][V], A (&lane_prefix)[R])
 template <class Op, class A, int R, int V>
 __device__ __forceinline__ A warp_row_prefixes(const A (&x)[R][V], A (&lane_prefix)[R])
 {
-    const int lane = threadIdx.x % kWarp;
     A carry = Op::template identity<A>();
 #pragma unroll
     for (int r = 0; r < R; r++) {
@@ -317,11 +327,7 @@ __device__ __forceinline__ A warp_row_prefixes(const A (&x)[R][V], A (&lane_pref
         A own = Op::template identity<A>();
 #pragma unroll
         for (int e = 0; e < V; e++) own = Op::apply(own, x[r][e]);
-        const A inc = warp_inclusive<Op>(own, lane);
-        const A before = shfl_up(inc, 1);
-        const A row_total = shfl_idx(inc, kWarp - 1);
-        lane_prefix[r] = lane == 0 ? carry : Op::apply(carry, before);
-        carry = Op::apply(carry, row_total);
+        carry = chain_row<Op>(own, carry, lane_prefix[r]);
     }
     return carry;
 }

@@ -325,6 +325,12 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 {
     return GP_SCAN_WIDE_TILE_BYTES / (kScanThreads * in_bytes);
 }
+/* 1: 1-byte sums and bitwise scans into 1-byte outputs keep their items
+ * packed four to a word (cuda_scan_bytes.cuh) in the look-back-warp
+ * kernel, and take its wide tiles; 0: a register a byte, narrow tiles. */
+#ifndef GP_SCAN_PACKED_BYTES
+#define GP_SCAN_PACKED_BYTES 1
+#endif
 /* A persistent scan_kernel stages its tiles in shared memory, this many
  * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
  * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always

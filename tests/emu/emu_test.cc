@@ -3,7 +3,8 @@
  * emulation (cuda_emu.h) through the backend's own entry points, against
  * the serial reference. Sizes cross the tile (T = 4096 by default, from
  * cuda_tuning.h; twice that for 1-byte scans), the wide tile of 4-byte
- * items (8192 for scans, 6144 for selections) and look-back window (32 x
+ * items (8192 for scans, 6144 for selections; 32768 for packed 1-byte
+ * scans) and look-back window (32 x
  * GP_LOOKBACK_TAGS_PER_LANE tiles) boundaries; both the vector and the
  * scalar (misaligned) paths run; 8-byte scans use the value slots.
  *
@@ -312,9 +313,12 @@ int main(int argc, char **argv)
         const int64_t s[9] = {1, 33, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 1, (2 * W + 1) * t + 1};
         for (int i = 0; i < 9; i++) out[i] = s[i];
     };
-    int64_t sizes[18], select_sizes[18];
+    /* 1-byte scans kept packed take wide tiles of 4 x scan_wide_T items. */
+    const int64_t packed_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(1);
+    int64_t sizes[27], select_sizes[18];
     sizes_for(T, sizes);
     sizes_for(scan_wide_T, sizes + 9);
+    sizes_for(packed_wide_T, sizes + 18);
     sizes_for(T, select_sizes);
     sizes_for(select_wide_T, select_sizes + 9);
     printf("tiles: %lld, wide %lld (scan), %lld (select); look-back window %lld tiles\n", (long long)T,
@@ -329,7 +333,9 @@ int main(int argc, char **argv)
         for (int set = 0; set < 2; set++)
         for (int si = first; si < nsizes; si++)
             for (int w = 0; w < 2; w++) {
-                const int64_t n = sizes[9 * set + si], tile = set ? scan_wide_T : T;
+                const bool packed_wide = set == 1 && gpt_size(t) == 1;
+                const int64_t n = sizes[9 * (packed_wide ? 2 : set) + si];
+                const int64_t tile = packed_wide ? packed_wide_T : set ? scan_wide_T : T;
                 gp_dtype out_t = t;
                 if (w == 1) {
                     if (gpt_is_float(t)) out_t = GP_DTYPE_F64;
@@ -342,6 +348,11 @@ int main(int argc, char **argv)
                 if (w == 0 && n > tile)
                     scan_case(t, out_t, gpt_is_float(t) ? GP_OP_MAX : ops[k % 4], n, k % 2 == 1, true, 0);
                 if (si == 4 || si == 8) scan_case(t, out_t, op, n, true, false, 3);
+                /* Every packed op, whatever the rotation gave: narrow tiles
+                 * at 32769 (5 of them), wide at 98305 (4; two resident
+                 * blocks, emu_lookback_persistent). */
+                if (packed_wide && w == 0 && (si == 4 || si == 7))
+                    for (gp_op pop : {GP_OP_SUM, GP_OP_AND, GP_OP_OR, GP_OP_XOR}) scan_case(t, t, pop, n, pop == GP_OP_SUM || pop == GP_OP_AND, false, 0);
             }
     printf("scan: %ld passed, %ld failed\n", passed, failed);
     for (gp_dtype t : dtypes)

@@ -1,0 +1,162 @@
+/*
+ * Scans of 1-byte items kept packed, four to a 32-bit word (included by
+ * cuda_scan_pipelined.cuh).
+ *
+ * Why. A 1-byte scan in the row layout widens every byte into a register of
+ * its own: unpack on the load, combine, pack to park the tile-local scan,
+ * unpack it again, combine the prefix, pack to store. At 2^28 u8 that was
+ * ~15 instructions a byte and 66-71% of the copy, with half the SM's issue
+ * slots busy. For sums (mod 256: the output is one byte) and the bitwise
+ * ops the bytes of a word combine in place: an in-word scan is two shifted
+ * combines, a row of 16 bytes four words chained by their top byte, and the
+ * prefix one broadcast byte combined into every word. The tile then costs
+ * registers a quarter as large, so it can be four times as wide.
+ *
+ * A packed row is the 16-byte vector a lane holds in tile::rows<uint8_t,
+ * Items>: word k holds elements 4k..4k+3, element 4k in its low byte.
+ */
+#ifndef GP_CUDA_SCAN_BYTES_CUH
+#define GP_CUDA_SCAN_BYTES_CUH
+
+#include "cuda_tile.cuh"
+
+namespace gp_cuda {
+namespace bytes {
+
+/* Four bytes combined lane by lane. The sum adds the low seven bits of
+ * each byte, which cannot carry out of it, then sets each top bit to the
+ * sum of the two top bits and the carry into it (a ^ b ^ carry). */
+template <class Op> struct lanes;
+template <> struct lanes<tile::op_sum> {
+    static constexpr uint32_t kIdentityByte = 0;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b)
+    {
+        return ((a & 0x7f7f7f7fu) + (b & 0x7f7f7f7fu)) ^ ((a ^ b) & 0x80808080u);
+    }
+};
+template <> struct lanes<tile::op_xor> {
+    static constexpr uint32_t kIdentityByte = 0;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a ^ b; }
+};
+template <> struct lanes<tile::op_or> {
+    static constexpr uint32_t kIdentityByte = 0;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a | b; }
+};
+template <> struct lanes<tile::op_and> {
+    static constexpr uint32_t kIdentityByte = 0xff;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a & b; }
+};
+
+template <class Op, class = void> struct packs : std::false_type {};
+template <class Op> struct packs<Op, std::void_t<decltype(lanes<Op>::kIdentityByte)>> : std::true_type {};
+
+/* Whether a scan runs packed: 1-byte inputs and outputs, an op above. */
+template <class In, class S, class Op>
+constexpr bool packed_scan = GP_SCAN_PACKED_BYTES && sizeof(In) == 1 && sizeof(S) == 1 && packs<Op>::value;
+
+__device__ __forceinline__ uint32_t splat(uint32_t byte) { return (byte & 0xffu) * 0x01010101u; }
+
+/* The word's bytes scanned in place (byte j = bytes 0..j combined). */
+template <class Op>
+__device__ __forceinline__ uint32_t scan_word(uint32_t w)
+{
+    constexpr uint32_t id = lanes<Op>::kIdentityByte;
+    w = lanes<Op>::combine(w, w << 8 | id);
+    return lanes<Op>::combine(w, w << 16 | id * 0x0101u);
+}
+
+/* A row scanned in place; returns its last byte, the row's total. */
+template <class Op>
+__device__ __forceinline__ uint32_t scan_row(uint4 &v)
+{
+    v.x = scan_word<Op>(v.x);
+    v.y = lanes<Op>::combine(splat(v.x >> 24), scan_word<Op>(v.y));
+    v.z = lanes<Op>::combine(splat(v.y >> 24), scan_word<Op>(v.z));
+    v.w = lanes<Op>::combine(splat(v.z >> 24), scan_word<Op>(v.w));
+    return v.w >> 24;
+}
+
+/* Every byte of the row combined after `before` (its low byte). */
+template <class Op>
+__device__ __forceinline__ void apply_row(uint32_t before, uint4 &v)
+{
+    const uint32_t q = splat(before);
+    v.x = lanes<Op>::combine(q, v.x);
+    v.y = lanes<Op>::combine(q, v.y);
+    v.z = lanes<Op>::combine(q, v.z);
+    v.w = lanes<Op>::combine(q, v.w);
+}
+
+/* An inclusive row scan made exclusive: every byte moves up one place and
+ * the first becomes the identity. */
+template <class Op>
+__device__ __forceinline__ void shift_row(uint4 &v)
+{
+    v.w = v.w << 8 | v.z >> 24;
+    v.z = v.z << 8 | v.y >> 24;
+    v.y = v.y << 8 | v.x >> 24;
+    v.x = v.x << 8 | lanes<Op>::kIdentityByte;
+}
+
+/* tile::warp_scan_rows for packed rows: v[r] becomes the thread-local
+ * inclusive scan, lane_prefix[r] the combination of the segment before the
+ * thread's row r. Returns the segment's total on every lane. */
+template <class Op, class A, int R>
+__device__ __forceinline__ A warp_scan_rows(uint4 (&v)[R], A (&lane_prefix)[R])
+{
+    A carry = Op::template identity<A>();
+#pragma unroll
+    for (int r = 0; r < R; r++) carry = tile::chain_row<Op>(static_cast<A>(scan_row<Op>(v[r])), carry, lane_prefix[r]);
+    return carry;
+}
+
+/* tile::finish_rows for packed rows. */
+template <class Op, class A, int R>
+__device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], bool exclusive, uint4 (&v)[R])
+{
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        if (exclusive) shift_row<Op>(v[r]);
+        apply_row<Op>(static_cast<uint32_t>(Op::apply(base, lane_prefix[r])), v[r]);
+    }
+}
+
+/* A segment's rows from global memory where only `valid` of its elements
+ * exist (a tile's last), the rest the identity; and stored back. Bytes one
+ * at a time, in the row layout: rare, so short code over fast code (128
+ * widened bytes a thread spilled). */
+template <class Op, int R>
+__device__ __forceinline__ void load_rows_partial(const uint8_t *seg, int64_t valid, uint4 (&v)[R])
+{
+    const int lane = threadIdx.x % kWarp;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        tile::vec16<uint8_t> b;
+#pragma unroll
+        for (int e = 0; e < 16; e++) {
+            const int i = tile::rows<uint8_t, 16 * R>::index(r, lane, e);
+            b.e[e] = i < valid ? seg[i] : (uint8_t)lanes<Op>::kIdentityByte;
+        }
+        v[r] = b.u;
+    }
+}
+template <int R>
+__device__ __forceinline__ void store_rows_partial(uint8_t *seg, int64_t valid, const uint4 (&v)[R])
+{
+    const int lane = threadIdx.x % kWarp;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        tile::vec16<uint8_t> b;
+        b.u = v[r];
+#pragma unroll
+        for (int e = 0; e < 16; e++) {
+            const int i = tile::rows<uint8_t, 16 * R>::index(r, lane, e);
+            if (i < valid) seg[i] = b.e[e];
+        }
+    }
+}
+
+} // namespace bytes
+} // namespace gp_cuda
+
+#endif
