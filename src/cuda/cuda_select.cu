@@ -149,6 +149,7 @@ struct select_params {
     unsigned groups;  /* partition: count tasks, one per `group` tiles, one status each */
     unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
     unsigned grid;    /* select_kernel_pipelined: blocks (resident), each taking tiles k, k + grid, ... */
+    int one_pass;     /* select_kernel_pipelined, partition: no count tasks (groups 0), tiles look back */
     int cmp;
     unsigned long long value_bits;
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
@@ -876,6 +877,22 @@ const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
 
 unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of(select_tile((int)gp_dtype_size(t)), n); }
 
+/*
+ * Whether a partition skips the count tasks: on narrow tiles, where no
+ * block of a resident grid gets more tiles than it has stages (K + 2, K
+ * look-back warps), every block stages and ranks all its tiles and
+ * publishes their counts before its first write waits for the total, the
+ * last tile's inclusive count. A tile's look-back then finds the count
+ * before it as a selection's does, and the flags are read once
+ * (GP_PARTITION_ONE_PASS, cuda_tuning.h).
+ */
+bool one_pass_partition(bool narrow, unsigned long long tiles, unsigned resident)
+{
+    if (!GP_PARTITION_ONE_PASS || !narrow || resident == 0) return false;
+    if (tiles > (unsigned long long)resident * (GP_SELECT_LOOKBACK_WARPS + 2)) return false;
+    return tiles > resident || GP_PARTITION_ONE_PASS >= 2;
+}
+
 /* Tiles, a partition's count groups, and the tickets of one tile a block. */
 void set_tiles(select_params &p, bool partition, unsigned long long tiles)
 {
@@ -966,16 +983,19 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         const lookback::persistent_kernel &run = lookback::narrow_or_wide(ctx, narrow, wide, a->n);
         const unsigned long long run_tiles = lookback::tiles_of(run.tile, a->n);
         const unsigned resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
-        if (resident > 0 && run_tiles > resident) {
+        const bool one_pass = a->partition && one_pass_partition(run.fn == narrow.fn, run_tiles, resident);
+        if (resident > 0 && (run_tiles > resident || one_pass)) {
             set_tiles(p, a->partition, run_tiles);
-            p.grid = resident;
-            p.tickets = resident;
+            p.grid = run_tiles < resident ? (unsigned)run_tiles : resident;
+            p.tickets = p.grid;
+            if (one_pass) p.one_pass = 1, p.groups = 0;
             bool too_large = false;
             s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
                                 __LINE__);
             if (s != GP_STATUS_OK || !too_large) return s;
             set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block */
             p.grid = 0;
+            p.one_pass = 0;
         }
     }
     GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);

@@ -136,10 +136,12 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
         }
         stage::fence_init();
     }
-    /* Select: statuses by tile. Partition: by count group, then the write
-     * uses wait on the groups (cuda_select.cu, select_kernel). */
+    /* Select and a one-pass partition: statuses by tile. Partition: by
+     * count group, then the write uses wait on the groups (cuda_select.cu,
+     * select_kernel). */
+    const bool by_groups = Partition && !p.one_pass;
     const lookback::ticket t =
-        lookback::take_ticket(p.arena, p.grid, Partition ? p.groups : p.tiles, ticket_words); /* a barrier inside */
+        lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const unsigned count_use_total =
         Partition ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
@@ -156,13 +158,14 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
             if (lane == 0) stage::arrive(&placed_c[s]);
         }
         unsigned long long total = 0;
-        if (Partition && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
-        for (unsigned use = warp - kSelectWarps;; use += K) {
+        if (by_groups && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
+        unsigned use = warp - kSelectWarps;
+        for (;; use += K) {
             const unsigned long long tile = t.index + tile_of(use);
             if (tile >= p.tiles) break;
             const int s = (int)(use % kStages);
             stage::wait(&counted[s], (use / kStages) & 1u);
-            if constexpr (Partition) {
+            if (by_groups) {
                 if (lane == 0) {
                     lookback::wait_for(ar, tile / p.group, t.epoch, lookback::kInclusive);
                     before_of[s] = lookback::get_value(ar, tile, 0);
@@ -184,7 +187,17 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
                 lookback::publish_payload(ar, tile, t.epoch, lookback::kInclusive, before + kept);
                 if (tile == p.tiles - 1) *p.count = (int64_t)(before + kept);
                 before_of[s] = before;
-                stage::arrive(&placed[s]);
+                if (!Partition) stage::arrive(&placed[s]);
+            }
+        }
+        /* A one-pass partition: every use of this warp has published its
+         * count; the last tile's inclusive count is the total, which the
+         * rejected runs need. */
+        if (Partition && !by_groups && lane == 0) {
+            total = lookback::wait_for(ar, p.tiles - 1, t.epoch, lookback::kInclusive);
+            for (unsigned u = warp - kSelectWarps; u < use; u += K) {
+                total_of[u % kStages] = total;
+                stage::arrive(&placed[u % kStages]);
             }
         }
         return;
@@ -265,16 +278,19 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */
         if (threadIdx.x == 0) {
             kept_of[s] = kept;
-            if (!Partition && GP_EARLY_AGGREGATE && tile != 0)
+            if ((!Partition || p.one_pass) && GP_EARLY_AGGREGATE && tile != 0)
                 lookback::publish_payload(p.arena, tile, t.epoch, lookback::kAggregate, kept);
         }
         stage::arrive(&counted[s]);
         /* Every scan warp finished use - 1 - K before this use's barrier. */
         if (threadIdx.x == 0) stage::refill<kStages>(use, K, t.index, p.tiles, tile_of, whole, fetch);
-        if (use >= K) finish(use - K);
+        /* A one-pass partition writes only after every use is ranked: the
+         * total waits for the counts of all its tiles, and it has no more
+         * tiles than stages (cuda_select.cu, one_pass_partition). */
+        if (use >= K && !(Partition && p.one_pass)) finish(use - K);
     }
     sync_select_warps{}(); /* the last runs were compacted by other threads */
-    for (unsigned u = use > K ? use - K : 0; u < use; u++) finish(u);
+    for (unsigned u = Partition && p.one_pass ? 0 : use > K ? use - K : 0; u < use; u++) finish(u);
 }
 
 } // namespace

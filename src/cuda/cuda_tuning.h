@@ -382,6 +382,15 @@ __host__ __device__ constexpr long long select_wide_tile(int item_bytes)
 #define GP_SELECT_LOOKBACK_WARPS 2
 #endif
 static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
+/* A partition with at most K + 2 narrow tiles a resident block (one a
+ * stage) skips the count tasks (cuda_select.cu, one_pass_partition;
+ * docs/perf/scan.md, round 17). 0: never; 1: where the persistent grid
+ * runs anyway (more tiles than resident blocks); 2: also in place of one
+ * tile a block. H100, by flags: int32 at 2^20 13.7-14.5 -> 12.3-12.6 us
+ * (2), int64 at 2^20 18.1-18.4 -> 16.8-16.9 (1 and 2). */
+#ifndef GP_PARTITION_ONE_PASS
+#define GP_PARTITION_ONE_PASS 2
+#endif
 /* A partition's count tasks count this many tiles each, under one status:
  * the look-back's pace (statuses per round trip, above) then covers G times
  * the elements. H200, 2^28 int32, G = 1: 1816 us, of which the count phase
