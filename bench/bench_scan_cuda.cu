@@ -425,8 +425,8 @@ extern "C" const gpb_case gpb_select_if_cuda = {
 extern "C" const gpb_case gpb_partition_cuda = {
     "partition", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
     "gp_partition_flagged, u8 flags, about half set; peer: cub::DevicePartition::Flagged (it reverses the rejected "
-    "part; compared reversed); bytes: n items + n flags read, n written (gpuprim reads the flags twice: the "
-    "rejected part needs the total); check: exact",
+    "part; compared reversed); bytes: n items + n flags read, n written (past the one-pass sizes, about 2^22 "
+    "int32, gpuprim reads the flags twice: the rejected part needs the total); check: exact",
     30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_bytes, measure<K_PARTITION>,
     nullptr, "i32,f32,i64", 1,
 };

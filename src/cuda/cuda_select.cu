@@ -24,7 +24,9 @@
  * Bytes: partition_flagged reads the flags twice and
  * the input once and writes n items (10 n for 4-byte items against the 9 n
  * minimum); partition_if evaluates the comparison twice, so it reads the
- * input twice (12 n against 8 n). The alternatives cost more: rejected items
+ * input twice (12 n against 8 n). Where every tile of a resident grid has
+ * a stage of its own, a partition runs in one pass instead and reads
+ * everything once (one_pass_partition, below). The alternatives cost more: rejected items
  * staged in scratch and copied afterwards add 2 x the rejected bytes and a
  * barrier; written backwards then reversed, the same.
  *
