@@ -15,9 +15,9 @@
  * ticket, hence is running, hence will publish. Nothing here assumes the
  * hardware starts blocks in index order.
  *
- * No reset launch. Status words live in an "arena": a control word and one
- * 64-bit tag per tile (plus 16 bytes of values per tile for values that do
- * not fit a tag). The control word packs (epoch << 32 | ticket counter);
+ * No reset launch. Status words live in an "arena": a control word and a
+ * status line per tile (a 64-bit tag, and room for values that do not fit
+ * it; one line each, below). The control word packs (epoch << 32 | ticket counter);
  * each block's atomicAdd returns both at once, so every tile of a launch
  * sees the same epoch, and the block that takes the last ticket restarts
  * the counter at 0 under epoch + 1 for the next launch. A tag is
@@ -31,10 +31,15 @@
  * also zeroes (scrubs) kScrubPerLaunch tags outside the range it uses,
  * sweeping the whole arena every arena_slots / 256 launches, far fewer than
  * 2^24. The payload holds a value of up to 32 bits or a count below 2^38.
- * An 8-byte scan value travels with a copy of its tag in one 16-byte word
- * of the value slots, stored and loaded as one access ("wide statuses"
- * below); other wider values go to the value slots, written before the tag
- * with release semantics and read after it with acquire semantics.
+ * An 8-byte scan value travels with its tag in the line's first 16 bytes,
+ * stored and loaded as one access ("wide statuses" below); other wider
+ * values go to the line's value slots, written before the tag with release
+ * semantics and read after it with acquire semantics.
+ *
+ * A line a status (GP_STATUS_BYTES, cuda_tuning.h), not 8 dense bytes:
+ * every look-back window polls the newest statuses, which the tiles in
+ * flight are writing, and 16 tags to a 128-byte line made each line a
+ * point of contention in L2 for both (docs/perf/scan.md, round 18).
  *
  * Where the arena lives: in a buffer the context keeps for look-back alone
  * (allocated zeroed, grown rarely), so the hot path makes one launch and no
@@ -58,6 +63,10 @@ namespace lookback {
 /* ------------------------------------------------------------ the arena */
 
 constexpr size_t kArenaControlBytes = 256;      /* the control word, on its own */
+/* A status line's words: [0] the tag, [1] a wide status's value (with the
+ * tag, one 16-byte access), [2] and [3] the value slots. */
+constexpr unsigned kStatusWords = GP_STATUS_BYTES / 8;
+static_assert(GP_STATUS_BYTES % 32 == 0 && GP_STATUS_BYTES >= 32, "tag, wide value, two value slots");
 constexpr unsigned kScrubPerLaunch = 256;  /* tags zeroed per launch; <= the block size */
 constexpr int kEpochShift = 40, kStateShift = 38;
 constexpr unsigned kEpochMask = (1u << 24) - 1;
@@ -69,28 +78,31 @@ constexpr unsigned long long kMaxCount = kPayloadMask;
  * uses all three (see cuda_select.cu). */
 enum : unsigned { kEmpty = 0, kAggregate = 1, kInclusive = 2, kFinal = 3 };
 
-__host__ __device__ inline size_t tag_bytes(unsigned long long slots) { return (size_t)(slots * 8 + 255) / 256 * 256; }
 /* Bytes of an arena with `slots` statuses. */
 __host__ __device__ inline size_t arena_bytes(unsigned long long slots)
 {
-    return kArenaControlBytes + tag_bytes(slots) + (size_t)slots * 16;
+    return kArenaControlBytes + (size_t)slots * GP_STATUS_BYTES;
 }
 
 /* The arena as kernels see it (passed by value). */
 struct arena {
     unsigned long long *control; /* epoch << 32 | ticket */
-    unsigned long long *tags;
-    unsigned long long *values; /* two per slot: [2k] aggregate, [2k + 1] inclusive */
-    unsigned long long slots;   /* tags in the arena (the scrub sweeps them all) */
+    unsigned long long *lines;   /* kStatusWords a slot */
+    unsigned long long slots;    /* statuses in the arena (the scrub sweeps them all) */
 };
+
+/* Word `w` of `slot`'s status line. */
+__host__ __device__ inline unsigned long long *status_word(const arena &a, unsigned long long slot, unsigned w)
+{
+    return a.lines + slot * kStatusWords + w;
+}
 
 inline arena arena_at(void *base, unsigned long long slots)
 {
     char *b = static_cast<char *>(base);
     arena a;
     a.control = reinterpret_cast<unsigned long long *>(b);
-    a.tags = reinterpret_cast<unsigned long long *>(b + kArenaControlBytes);
-    a.values = reinterpret_cast<unsigned long long *>(b + kArenaControlBytes + tag_bytes(slots));
+    a.lines = reinterpret_cast<unsigned long long *>(b + kArenaControlBytes);
     a.slots = slots;
     return a;
 }
@@ -239,7 +251,7 @@ __device__ __forceinline__ A from_slot(unsigned long long b)
 __device__ __forceinline__ void publish(const arena &a, unsigned long long slot, unsigned epoch, unsigned state,
                                         unsigned long long payload)
 {
-    st_release(a.tags + slot, make_tag(epoch, state, payload));
+    st_release(status_word(a, slot, 0), make_tag(epoch, state, payload));
 #ifdef GP_CUDA_EMULATE
     gp_emu_published(state, slot);
 #endif
@@ -251,7 +263,7 @@ __device__ __forceinline__ void publish_payload(const arena &a, unsigned long lo
                                                 unsigned long long payload)
 {
 #if GP_LOOKBACK_RELAXED
-    st_relaxed(a.tags + slot, make_tag(epoch, state, payload));
+    st_relaxed(status_word(a, slot, 0), make_tag(epoch, state, payload));
 #ifdef GP_CUDA_EMULATE
     gp_emu_published(state, slot);
 #endif
@@ -263,21 +275,21 @@ __device__ __forceinline__ void publish_payload(const arena &a, unsigned long lo
 /* Writes value slot `which` (0 aggregate, 1 inclusive) of `slot`; publish after. */
 __device__ __forceinline__ void put_value(const arena &a, unsigned long long slot, int which, unsigned long long bits)
 {
-    st_relaxed(a.values + 2 * slot + which, bits);
+    st_relaxed(status_word(a, slot, 2 + which), bits);
 }
 
 __device__ __forceinline__ unsigned long long get_value(const arena &a, unsigned long long slot, int which)
 {
-    return ld_relaxed(a.values + 2 * slot + which);
+    return ld_relaxed(status_word(a, slot, 2 + which));
 }
 
-/* Wide statuses: a status and its 8-byte value in the 16 bytes of `slot`'s
- * value slots (the tag first), written at once; an inclusive one replaces
- * the aggregate. The tags array is not used for such a slot. */
+/* Wide statuses: a status and its 8-byte value in the first 16 bytes of
+ * `slot`'s line (the tag first), written at once; an inclusive one replaces
+ * the aggregate. */
 __device__ __forceinline__ void publish_wide(const arena &a, unsigned long long slot, unsigned epoch, unsigned state,
                                              unsigned long long value)
 {
-    st_wide(a.values + 2 * slot, make_tag(epoch, state, 0), value);
+    st_wide(status_word(a, slot, 0), make_tag(epoch, state, 0), value);
 #ifdef GP_CUDA_EMULATE
     gp_emu_published(state, slot);
 #endif
@@ -314,10 +326,7 @@ __device__ __forceinline__ ticket take_ticket(const arena &a, unsigned tickets, 
          * in this launch reads a tag at or past slots_used. */
         const unsigned long long p =
             ((unsigned long long)(k.epoch & kEpochMask) * kScrubPerLaunch + threadIdx.x) % a.slots;
-        if (p >= slots_used) {
-            st_relaxed(a.tags + p, 0ull);
-            st_relaxed(a.values + 2 * p, 0ull); /* a wide status's tag */
-        }
+        if (p >= slots_used) st_relaxed(status_word(a, p, 0), 0ull);
     }
     return k;
 }
@@ -373,12 +382,12 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
             for (int j = 0; j < M; j++) {
                 const long long k = newest - j * kWarp - lane;
                 if constexpr (Wide) {
-                    const wide_word w = k < 0 ? wide_word{0ull, 0ull} : ld_wide(a.values + 2 * k);
+                    const wide_word w = k < 0 ? wide_word{0ull, 0ull} : ld_wide(status_word(a, (unsigned long long)k, 0));
                     tag[j] = w.tag, value[j] = w.value;
                 } else {
                     tag[j] = k < 0          ? 0ull
-                             : InTag && GP_LOOKBACK_RELAXED ? ld_relaxed(a.tags + k)
-                                                            : ld_acquire(a.tags + k);
+                             : InTag && GP_LOOKBACK_RELAXED ? ld_relaxed(status_word(a, (unsigned long long)k, 0))
+                                                            : ld_acquire(status_word(a, (unsigned long long)k, 0));
                 }
             }
             bool waiting = false;
@@ -419,7 +428,7 @@ __device__ __forceinline__ unsigned long long wait_for(const arena &a, unsigned 
 {
     unsigned delay_ns = 64;
     for (;;) {
-        const unsigned long long tag = ld_acquire(a.tags + slot);
+        const unsigned long long tag = ld_acquire(status_word(a, slot, 0));
         if (tag_state(tag, epoch) >= state) return tag_payload(tag);
         backoff(delay_ns);
     }

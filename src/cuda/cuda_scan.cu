@@ -369,8 +369,7 @@ gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out)
     if (ctx->have_user_ws) {
         if (!ws) return gp_set_error(ctx, GP_STATUS_INTERNAL, "look-back: no workspace for %llu tiles", slots);
         /* The caller's workspace may hold anything (other calls share it):
-         * zero the whole arena, the value slots too, since wide statuses
-         * keep their tags there. */
+         * zero the whole arena. */
         GP_CUDA_TRY(ctx, cudaMemsetAsync(ws, 0, arena_bytes(slots), stream));
         *out = arena_at(ws, slots);
         return GP_STATUS_OK;

@@ -207,6 +207,15 @@ static_assert(kLookbackTagsPerLane >= 1 && kLookbackTagsPerLane <= 8, "1 to 8 st
 #define GP_LOOKBACK_RELAXED 1
 #endif
 
+/* Bytes of look-back arena a tile's status takes (cuda_lookback.cuh): a
+ * line of its own. Dense 8-byte tags put 16 tiles in a line that every
+ * window polls while those tiles write it. H100, 2^28 scans (docs/perf/
+ * scan.md, round 18): int32 776 -> 730 us (92 -> 98% of the copy), int64
+ * 1507 -> 1457, u8 204 -> 190; 32 bytes a status gave about half of that. */
+#ifndef GP_STATUS_BYTES
+#define GP_STATUS_BYTES 128
+#endif
+
 /* Elements per thread rounded up to whole 16-byte vectors of `bytes`. */
 __host__ __device__ constexpr int whole_vectors(int items, int bytes)
 {
