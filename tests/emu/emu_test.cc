@@ -6,7 +6,8 @@
  * items (8192 for scans, 6144 for selections; 32768 for packed 1-byte
  * scans) and look-back window (32 x
  * GP_LOOKBACK_TAGS_PER_LANE tiles) boundaries; both the vector and the
- * scalar (misaligned) paths run; 8-byte scans use the value slots.
+ * scalar (misaligned) paths run; 8-byte scans use wide statuses (the tag
+ * and the value in one 16-byte access).
  *
  * usage: emu_test [--seed S] [--chaos K] [--quick | --medium | --big]
  * --quick: up to T + 1; --medium: up to 3T + 1; --big: only the largest
