@@ -58,9 +58,9 @@ typedef struct xcase {
 static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                   GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
 /* Warp and tile sizes +-1 (CUDA tiles: the filter's 4096 items, 2048 of
- * 8 bytes; the selections' 6144 of 4 bytes, 4096 of 8 bytes, 4096 of 1 and
- * 2 bytes), the largest cluster filters (16 tiles: 2^16, 2^15 for 8-byte
- * items) +-1, a look-back window of 4-byte selection tiles + 1 (196609),
+ * 8 bytes; the selections' 4096, and wide 6144 of 4 bytes, 4096 of 8
+ * bytes, 8192 of 1 and 2 bytes), the largest cluster filters (16 tiles:
+ * 2^16, 2^15 for 8-byte items) +-1, a look-back window of 4-byte selection tiles + 1 (196609),
  * and sizes of many tiles up to 2^20 + 1. */
 static const int64_t sizes[] = {0,      1,     2,     31,     32,     33,     255,    256,    257,    1023,
                                 1024,   1025,  2047,  2049,   4095,   4096,   4097,   6143,   6144,   6145,
@@ -69,8 +69,12 @@ static const int64_t sizes[] = {0,      1,     2,     31,     32,     33,     25
 static const int64_t quick_sizes[] = {0, 1, 33, 4097, 6145, 65535, 135169};
 static const int64_t mis_sizes[] = {5, 100, 4097};
 enum { MAX_OFF = 15, SLACK = 16 };
-/* _if value choices: an element of the data, below everything, NaN (floats). */
-enum { V_ELEMENT, V_LOW, V_NAN, V_COUNT };
+/* _if value choices: an element of the data, the lowest value (floats:
+ * -inf), the highest (+inf), zero, and for floats -0 and NaN. The data of
+ * _if cases hold these too (sprinkle_specials): the backends turn a
+ * comparison into a range, whose ends these are. */
+enum { V_ELEMENT, V_LOW, V_HIGH, V_ZERO, V_NEGZERO, V_NAN, V_COUNT };
+static const char *const value_names[V_COUNT] = {"element", "low", "high", "zero", "-zero", "nan"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -102,7 +106,7 @@ static void add_size(table *tb, uint64_t seed, gp_dtype t, int64_t n, int off, b
         } else if (k == K_SELECT_IF || k == K_PARTITION_IF) {
             for (int c = GP_CMP_LT; c <= GP_CMP_NE; c++)
                 for (int v = 0; v < V_COUNT; v++) {
-                    if (v == V_NAN && !gpt_is_float(t)) continue;
+                    if ((v == V_NAN || v == V_NEGZERO) && !gpt_is_float(t)) continue;
                     if (big && (v != V_ELEMENT || c % 2 != (int)(n % 2))) continue;
                     add(tb, (xcase){(kind)k, t, n, v, (gp_cmp)c, false, off, 0, s + (uint64_t)(c * 4 + v)});
                 }
@@ -225,11 +229,26 @@ static void describe(const xcase *c, long k, char *s, size_t size)
 {
     const char *pat = c->k == K_FILTER ? dpat_names[c->pat]
                     : (c->k == K_SELECT_IF || c->k == K_PARTITION_IF)
-                        ? (c->pat == V_ELEMENT ? "value=element" : c->pat == V_LOW ? "value=low" : "value=nan")
+                        ? value_names[c->pat]
                         : fpat_names[c->pat];
-    snprintf(s, size, "case %ld: %s %s n=%" PRId64 " %s%s%s%s in_off=%d count_mode=%d seed=0x%016" PRIx64, k,
-             kind_names[c->k], gp_dtype_name(c->t), c->n, pat, c->cmp ? " cmp=" : "", c->cmp ? gp_cmp_name(c->cmp) : "",
+    snprintf(s, size, "case %ld: %s %s n=%" PRId64 " %s%s%s%s%s in_off=%d count_mode=%d seed=0x%016" PRIx64, k,
+             kind_names[c->k], gp_dtype_name(c->t), c->n, c->cmp ? "value=" : "", pat, c->cmp ? " cmp=" : "",
+             c->cmp ? gp_cmp_name(c->cmp) : "",
              c->desc ? " descending" : "", c->in_off, c->count_mode, c->seed);
+}
+
+/* The lowest (high = false) or highest value of dtype t into v[0]: floats
+ * the infinities. */
+static void put_extreme(void *v, gp_dtype t, bool high)
+{
+    size_t sz = gpt_size(t);
+    if (gpt_is_float(t)) {
+        put_f(v, t, 0, high ? INFINITY : -INFINITY);
+        return;
+    }
+    unsigned char *b = v;
+    memset(b, high ? 0xff : 0, sz);
+    if (gpt_is_signed(t)) b[sz - 1] = high ? 0x7f : 0x80; /* little-endian */
 }
 
 /* The comparison value for an _if case. */
@@ -238,14 +257,34 @@ static void make_value(const xcase *c, const unsigned char *in, unsigned char *v
     size_t sz = gpt_size(c->t);
     gpt_rng r = {c->seed ^ 0xfeed};
     memset(v, 0, 16);
-    if (c->pat == V_NAN) {
-        put_f(v, c->t, 0, NAN);
-    } else if (c->pat == V_LOW) {
-        if (gpt_is_float(c->t)) put_f(v, c->t, 0, -INFINITY);
-        else if (gpt_is_signed(c->t)) v[sz - 1] = 0x80; /* the minimum */
-    } else if (c->n > 0) {
-        memcpy(v, in + gpt_below(&r, (uint64_t)c->n) * sz, sz);
+    switch (c->pat) {
+    case V_NAN: put_f(v, c->t, 0, NAN); break;
+    case V_LOW: put_extreme(v, c->t, false); break;
+    case V_HIGH: put_extreme(v, c->t, true); break;
+    case V_ZERO: break;
+    case V_NEGZERO: put_f(v, c->t, 0, -0.0); break;
+    default:
+        if (c->n > 0) memcpy(v, in + gpt_below(&r, (uint64_t)c->n) * sz, sz);
+        break;
     }
+}
+
+/* A few of the values a comparison's range ends on, at random places of
+ * _if data: both extremes and zero; for floats also -0 and NaN. */
+static void sprinkle_specials(unsigned char *in, gp_dtype t, int64_t n, uint64_t seed)
+{
+    gpt_rng r = {seed ^ 0x5eed};
+    size_t sz = gpt_size(t);
+    unsigned char v[16];
+    for (int k = 0; k < 2 && n > 0; k++)
+        for (int which = 0; which < 5; which++) {
+            if (which >= 3 && !gpt_is_float(t)) break;
+            memset(v, 0, sizeof v);
+            if (which < 2) put_extreme(v, t, which == 1);
+            else if (which == 3) put_f(v, t, 0, -0.0);
+            else if (which == 4) put_f(v, t, 0, NAN);
+            memcpy(in + gpt_below(&r, (uint64_t)n) * sz, v, sz);
+        }
 }
 
 static gp_status call(gpt *t, const xcase *c, const void *din, const uint8_t *dflags, const void *value, void *dout,
@@ -282,6 +321,7 @@ static void run_case(gpt *t, long k, const xcase *c, bufs *b)
         fill_filter(hin, c->t, c->n, (dpat)c->pat, c->seed);
     } else {
         gpt_fill(hin, c->t, c->n, PAT_RANDOM, false, c->seed);
+        if (!flagged) sprinkle_specials(hin, c->t, c->n, c->seed);
         if (flagged) fill_flags(b->host_flags + c->in_off, c->n, (fpat)c->pat, c->seed ^ 0xf1a6);
         ref_flags = flagged ? b->host_flags + c->in_off : NULL;
     }

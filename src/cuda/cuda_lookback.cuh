@@ -128,7 +128,7 @@ struct persistent_kernel {
     long long tile; /* elements */
 };
 
-/* `wide` (cuda_tuning.h: 4- and 8-byte items; fn NULL where there is none)
+/* `wide` (cuda_tuning.h; fn NULL where there is none)
  * where the device's blocks get at least kWideMinTilesPerBlock of its tiles
  * of n elements each, else `narrow`. */
 inline const persistent_kernel &narrow_or_wide(gp_ctx *ctx, const persistent_kernel &narrow,

@@ -50,6 +50,8 @@
  */
 #include <stdio.h>
 
+#include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "cuda_backend.h"
@@ -117,23 +119,21 @@ __device__ __forceinline__ unsigned flag_mask(const uint8_t *f, bool vector, int
     return m;
 }
 
-/* IEEE comparisons: a NaN compares false except under NE. */
+/* Which elements a comparison keeps: those in [lo, hi], or (negate) those
+ * not in it. The host turns each comparison into that range (range_of,
+ * below), so an element costs two compares and no branch; a switch on the
+ * comparison per element compiled to an indirect jump each, and u8
+ * select-if ran slower than u8 select by flags, which reads twice the
+ * bytes (docs/perf/scan.md, round 20). A NaN is in no range: kept only
+ * under NE, as IEEE compares. */
 template <class T, int V>
-__device__ __forceinline__ unsigned compare_mask(const T (&x)[V], T v, int cmp, int valid_from_here)
+__device__ __forceinline__ unsigned compare_mask(const T (&x)[V], T lo, T hi, bool negate, int valid_from_here)
 {
     unsigned m = 0;
 #pragma unroll
     for (int e = 0; e < V; e++) {
-        bool k;
-        switch (cmp) {
-        case GP_CMP_LT: k = x[e] < v; break;
-        case GP_CMP_LE: k = x[e] <= v; break;
-        case GP_CMP_GT: k = x[e] > v; break;
-        case GP_CMP_GE: k = x[e] >= v; break;
-        case GP_CMP_EQ: k = x[e] == v; break;
-        default: k = x[e] != v; break;
-        }
-        if (k && e < valid_from_here) m |= 1u << e;
+        const bool in = (x[e] >= lo) & (x[e] <= hi);
+        if (in != negate && e < valid_from_here) m |= 1u << e;
     }
     return m;
 }
@@ -152,8 +152,8 @@ struct select_params {
     unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
     unsigned grid;    /* select_kernel_pipelined: blocks (resident), each taking tiles k, k + grid, ... */
     int one_pass;     /* select_kernel_pipelined, partition: no count tasks (groups 0), tiles look back */
-    int cmp;
-    unsigned long long value_bits;
+    unsigned long long lo_bits, hi_bits; /* by comparison: keep x in [lo, hi] (compare_mask) */
+    int negate;                          /* or, for NE, x not in it */
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
     lookback::arena arena;
 };
@@ -174,7 +174,9 @@ __device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_b
         const int64_t left = valid - at;
         const int left_here = left < 0 ? 0 : left > L::V ? L::V : (int)left;
         if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
-        else mask[r] = compare_mask<T, L::V>(x[r], tile::bits_as<T>((tile::ubits_t<T>)p.value_bits), p.cmp, left_here);
+        else
+            mask[r] = compare_mask<T, L::V>(x[r], tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits),
+                                            tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits), p.negate != 0, left_here);
     }
 }
 
@@ -846,8 +848,7 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
 }
 
 /* select_kernel_pipelined with narrow tiles, or (wide) select_wide_items:
- * fn is NULL for 1- and 2-byte items, whose wide tiles would be their
- * narrow ones. */
+ * fn is NULL where the wide tiles would be the narrow ones. */
 lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, bool wide)
 {
     using lookback::persistent_kernel;
@@ -862,7 +863,7 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
             return {fn, (unsigned)shape::kThreads, shape::kSharedBytes, (long long)shape::kTile};
         };
         if (!wide) return of(std::false_type{});
-        if constexpr (sizeof(T) >= 4) return of(std::true_type{});
+        if constexpr (select_wide_items(sizeof(T)) != select_items(sizeof(T))) return of(std::true_type{});
         return persistent_kernel{NULL, 0, 0, 0};
     });
 }
@@ -893,6 +894,55 @@ bool one_pass_partition(bool narrow, unsigned long long tiles, unsigned resident
     if (!GP_PARTITION_ONE_PASS || !narrow || resident == 0) return false;
     if (tiles > (unsigned long long)resident * (GP_SELECT_LOOKBACK_WARPS + 2)) return false;
     return tiles > resident || GP_PARTITION_ONE_PASS >= 2;
+}
+
+/*
+ * A comparison with v as the range compare_mask keeps: LT [lowest, below
+ * v], LE [lowest, v], GT [above v, highest], GE [v, highest], EQ [v, v],
+ * NE not [v, v]. Floats: lowest and highest are the infinities, below and
+ * above the neighbouring floats (below +-0 is the negative denormal
+ * closest to zero, so -0 < +0 stays false); a NaN v gives a NaN bound,
+ * which keeps nothing (NE: everything). Where nothing is below (or above)
+ * v the range is empty: [highest, lowest].
+ */
+template <class T>
+void range_of(gp_cmp cmp, T v, T &lo, T &hi, bool &negate)
+{
+    using lim = std::numeric_limits<T>;
+    const T lowest = lim::has_infinity ? -lim::infinity() : lim::lowest();
+    const T highest = lim::has_infinity ? lim::infinity() : lim::max();
+    negate = cmp == GP_CMP_NE;
+    lo = lowest, hi = highest;
+    switch (cmp) {
+    case GP_CMP_LT:
+        if (v == lowest) lo = highest, hi = lowest;
+        else if constexpr (lim::is_integer) hi = (T)(v - 1);
+        else hi = std::nextafter(v, lowest);
+        break;
+    case GP_CMP_LE: hi = v; break;
+    case GP_CMP_GT:
+        if (v == highest) lo = highest, hi = lowest;
+        else if constexpr (lim::is_integer) lo = (T)(v + 1);
+        else lo = std::nextafter(v, highest);
+        break;
+    case GP_CMP_GE: lo = v; break;
+    default: lo = hi = v; break; /* EQ, NE */
+    }
+}
+
+void set_range(select_params &p, gp_dtype t, gp_cmp cmp, const void *value)
+{
+    for_select_type<int>(t, false, 0, [&](auto x, auto) {
+        using T = decltype(x);
+        T v, lo, hi;
+        bool negate;
+        memcpy(&v, value, sizeof v);
+        range_of<T>(cmp, v, lo, hi, negate);
+        memcpy(&p.lo_bits, &lo, sizeof lo);
+        memcpy(&p.hi_bits, &hi, sizeof hi);
+        p.negate = negate;
+        return 0;
+    });
 }
 
 /* Tiles, a partition's count groups, and the tickets of one tile a block. */
@@ -955,8 +1005,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     p.count = a->count;
     p.n = a->n;
     set_tiles(p, a->partition, tiles);
-    p.cmp = (int)a->cmp;
-    memcpy(&p.value_bits, a->value, gp_dtype_size(a->t));
+    if (!by_flags) set_range(p, a->t, a->cmp, a->value);
     const unsigned vec = 16 / (unsigned)gp_dtype_size(a->t);
     p.aligned = (uintptr_t)a->in % 16 == 0 && (!by_flags || (uintptr_t)a->flags % vec == 0);
 

@@ -47,11 +47,42 @@
 namespace gp_cuda {
 namespace {
 
+/*
+ * Writes len bytes of a compacted run, from byte `from` of a stage (16-byte
+ * aligned shared memory) to dst, with every thread of the scan warps: the
+ * bytes before dst's first 16-byte boundary and after its last one a store
+ * each, the rest 16 aligned bytes a store. A 1-byte run written an item a
+ * store costs some seven instructions a byte (a load, a store, addresses,
+ * the loop). The source of an aligned store is off by the same amount in
+ * every thread, so each thread reads the two aligned vectors it spans and
+ * shifts; reads never pass the vector that holds the run's last byte.
+ */
+__device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, unsigned from, unsigned len)
+{
+    const unsigned i = threadIdx.x;
+    const unsigned head = min((unsigned)(0u - (unsigned)(uintptr_t)dst) % 16u, len);
+    const unsigned vectors = (len - head) / 16, tail = head + 16 * vectors;
+    if (i < head) dst[i] = stage[from + i];
+    if (i < len - tail) dst[tail + i] = stage[from + tail + i];
+    const unsigned skew = (from + head) % 16, q = skew / 4, shift = 8 * (skew % 4);
+    const uint4 *src = reinterpret_cast<const uint4 *>(stage + (from + head - skew));
+    for (unsigned k = i; k < vectors; k += kSelectThreads) {
+        const uint4 a = src[k], b = skew ? src[k + 1] : make_uint4(0, 0, 0, 0);
+        const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+        uint32_t s[5];
+#pragma unroll
+        for (int j = 0; j < 5; j++) s[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+        const uint4 v = make_uint4(__funnelshift_r(s[0], s[1], shift), __funnelshift_r(s[1], s[2], shift),
+                                   __funnelshift_r(s[2], s[3], shift), __funnelshift_r(s[3], s[4], shift));
+        __stcs(reinterpret_cast<uint4 *>(dst + head + 16 * k), v);
+    }
+}
+
 /* A pipelined selection's shape: K look-back warps, K + 2 stages (K
  * parked, one ranked, one landing), each a tile's items and, by flags, its
  * flags. Narrow: select_kernel's tiles (at most 16 KiB) and
- * GP_SELECT_LOOKBACK_WARPS; wide (4- and 8-byte items, cuda_tuning.h):
- * select_wide_items and one look-back warp. */
+ * GP_SELECT_LOOKBACK_WARPS; wide (cuda_tuning.h): select_wide_items and
+ * one look-back warp. */
 template <class T, bool ByFlags, bool Wide>
 struct select_pipe_shape {
     static constexpr int kItems = Wide ? select_wide_items(sizeof(T)) : select_items(sizeof(T));
@@ -220,6 +251,20 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
         const int kept = (int)kept_of[s];
         const T *run = items_of(s);
         T *out = static_cast<T *>(p.out);
+        if constexpr (sizeof(T) < 4 && GP_SELECT_VECTOR_RUNS) {
+            uint8_t *bytes_out = static_cast<uint8_t *>(p.out);
+            const uint8_t *stage_bytes = stages + s * kStageBytes;
+            copy_run(bytes_out + before * sizeof(T), stage_bytes, 0, (unsigned)kept * sizeof(T));
+            if constexpr (Partition) {
+                const int64_t tile_base = (int64_t)(t.index + tile_of(u)) * kTile;
+                const int64_t left = p.n - tile_base;
+                const int valid = left > kTile ? (int)kTile : (int)left;
+                const int64_t rejected_at = (int64_t)total_of[s] + (tile_base - (int64_t)before);
+                copy_run(bytes_out + rejected_at * (int64_t)sizeof(T), stage_bytes, (unsigned)kept * sizeof(T),
+                         (unsigned)(valid - kept) * sizeof(T));
+            }
+            return;
+        }
         if constexpr (!Partition) {
             for (int i = threadIdx.x; i < kept; i += kSelectThreads) out[before + i] = run[i];
             return;

@@ -310,9 +310,10 @@ __host__ __device__ constexpr int scan_cluster_items(int in_bytes, int acc_bytes
 #define GP_SCAN_LOOKBACK_WARPS 2
 #endif
 /* Wide tiles (cuda_scan_pipelined.cuh, cuda_select_pipelined.cuh): for
- * 4- and 8-byte items the look-back-warp kernels also come with larger
- * tiles and one look-back warp a block, taken where the device's blocks
- * get at least kWideMinTilesPerBlock of them each. At 16 KiB a tile (two
+ * 4- and 8-byte scans and for every selection the look-back-warp kernels
+ * also come with larger tiles and one look-back warp a block, taken where
+ * the device's blocks get at least kWideMinTilesPerBlock of them each
+ * (packed 1-byte scans: GP_SCAN_PACKED_BYTES). At 16 KiB a tile (two
  * look-back warps, 3 blocks an SM) every look-back kernel ran ~85 tiles/us
  * at 2^28 whatever its bytes a tile: the look-backs in flight set the
  * pace, and fewer of them run faster. H100, 2^28 (docs/perf/scan.md,
@@ -378,12 +379,25 @@ __host__ __device__ constexpr long long select_tile(int item_bytes) { return (lo
  * a block: 24 items a thread of 4-byte items (24 KiB; a stage with its
  * flags 30 KiB, so 2 blocks an SM by flags, 3 by comparison), 16 of 8-byte
  * items (32 KiB, 2 blocks an SM). 32 KiB of int32 by flags (40 KiB
- * stages) left one block an SM and lost 3-14% at 2^26-2^28. */
-__host__ __device__ constexpr int select_wide_items(int item_bytes) { return whole_vectors(item_bytes == 4 ? 24 : 16, item_bytes); }
+ * stages) left one block an SM and lost 3-14% at 2^26-2^28. 1- and 2-byte
+ * items take GP_SELECT_WIDE_SMALL_ITEMS (8 and 16 KiB tiles): at 16, their
+ * narrow count, they have no wide kernel (select_pipelined_for). */
+#ifndef GP_SELECT_WIDE_SMALL_ITEMS
+#define GP_SELECT_WIDE_SMALL_ITEMS 32
+#endif
+__host__ __device__ constexpr int select_wide_items(int item_bytes)
+{
+    return whole_vectors(item_bytes == 4 ? 24 : item_bytes == 8 ? 16 : GP_SELECT_WIDE_SMALL_ITEMS, item_bytes);
+}
 __host__ __device__ constexpr long long select_wide_tile(int item_bytes)
 {
     return (long long)kSelectThreads * select_wide_items(item_bytes);
 }
+/* 1: select_kernel_pipelined writes the runs of 1- and 2-byte items 16
+ * bytes a store (copy_run, cuda_select_pipelined.cuh); 0: an item a store. */
+#ifndef GP_SELECT_VECTOR_RUNS
+#define GP_SELECT_VECTOR_RUNS 1
+#endif
 /* select_kernel_pipelined: look-back warps a block (wide tiles: one),
  * each tile's compacted run parked in shared memory while its look-back
  * runs. */

@@ -44,6 +44,8 @@ struct uint4 {
 struct uint2 {
     unsigned x, y;
 };
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 struct gp_emu_index {
     unsigned x;
 };
@@ -129,6 +131,12 @@ inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
 inline unsigned long long atomicExch(unsigned long long *p, unsigned long long v)
 {
     return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
+}
+
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift)
+{
+    const unsigned long long both = (unsigned long long)hi << 32 | lo;
+    return (unsigned)(both >> (shift & 31));
 }
 
 template <class T>

@@ -2,10 +2,10 @@
  * The CUDA scan, select, partition and filter kernels, run on the CPU
  * emulation (cuda_emu.h) through the backend's own entry points, against
  * the serial reference. Sizes cross the tile (T = 4096 by default, from
- * cuda_tuning.h; twice that for 1-byte scans), the wide tile of 4-byte
- * items (8192 for scans, 6144 for selections; 32768 for packed 1-byte
- * scans) and look-back window (32 x
- * GP_LOOKBACK_TAGS_PER_LANE tiles) boundaries; both the vector and the
+ * cuda_tuning.h; twice that for 1-byte scans), the wide scan tile (8192
+ * 4-byte items; 32768 for packed 1-byte scans), the wide selection tile
+ * of each item size (8192, 8192, 6144 and 4096 for 1, 2, 4 and 8 bytes)
+ * and look-back window (32 x GP_LOOKBACK_TAGS_PER_LANE tiles) boundaries; both the vector and the
  * scalar (misaligned) paths run; 8-byte scans use wide statuses (the tag
  * and the value in one 16-byte access).
  *
@@ -309,21 +309,26 @@ int main(int argc, char **argv)
     const int64_t W = 32 * gp_cuda::kLookbackTagsPerLane;
     const int64_t T = gp_cuda::select_tile(4); /* scan_kernel's too */
     const int64_t scan_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(4);
-    const int64_t select_wide_T = gp_cuda::select_wide_tile(4);
+    /* Wide selection tiles by item size: 1, 2, 4 and 8 bytes. */
+    const int64_t select_wide_Ts[4] = {gp_cuda::select_wide_tile(1), gp_cuda::select_wide_tile(2),
+                                       gp_cuda::select_wide_tile(4), gp_cuda::select_wide_tile(8)};
+    auto size_slot = [](size_t bytes) { return bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3; };
     auto sizes_for = [W](int64_t t, int64_t *out) {
         const int64_t s[9] = {1, 33, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 1, (2 * W + 1) * t + 1};
         for (int i = 0; i < 9; i++) out[i] = s[i];
     };
     /* 1-byte scans kept packed take wide tiles of 4 x scan_wide_T items. */
     const int64_t packed_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(1);
-    int64_t sizes[27], select_sizes[18];
+    int64_t sizes[27], select_sizes[45];
     sizes_for(T, sizes);
     sizes_for(scan_wide_T, sizes + 9);
     sizes_for(packed_wide_T, sizes + 18);
     sizes_for(T, select_sizes);
-    sizes_for(select_wide_T, select_sizes + 9);
-    printf("tiles: %lld, wide %lld (scan), %lld (select); look-back window %lld tiles\n", (long long)T,
-           (long long)scan_wide_T, (long long)select_wide_T, (long long)W);
+    for (int b = 0; b < 4; b++) sizes_for(select_wide_Ts[b], select_sizes + 9 * (b + 1));
+    printf("tiles: %lld, wide %lld (scan), %lld/%lld/%lld/%lld (select, 1/2/4/8-byte items); look-back window %lld "
+           "tiles\n",
+           (long long)T, (long long)scan_wide_T, (long long)select_wide_Ts[0], (long long)select_wide_Ts[1],
+           (long long)select_wide_Ts[2], (long long)select_wide_Ts[3], (long long)W);
     const int nsizes = quick ? 5 : medium ? 8 : 9, first = big ? 8 : 0;
     const gp_dtype dtypes[] = {GP_DTYPE_I8, GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
@@ -361,7 +366,9 @@ int main(int argc, char **argv)
         for (int si = first; si < nsizes; si++) {
             for (int kind = 0; kind < 6; kind++) {
                 if (set == 1 && kind >= K_FILTER) continue; /* the filter has no wide tiles */
-                const int64_t n = select_sizes[9 * set + si], tile = set ? select_wide_T : T;
+                const int slot = size_slot(gpt_size(t));
+                const int64_t n = select_sizes[set ? 9 * (slot + 1) + si : si],
+                              tile = set ? select_wide_Ts[slot] : T;
                 /* filter patterns: 5 is NaN and infinities (floats), 6 the dip */
                 int patterns = kind >= K_FILTER ? 7 : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
                 for (int p = 0; p < patterns; p++) {
