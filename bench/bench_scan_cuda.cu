@@ -420,7 +420,7 @@ extern "C" const gpb_case gpb_select_if_cuda = {
     "gp_select_if(x < middle of the range), about half pass; peer: cub::DeviceSelect::If; ceiling: a copy moving "
     "as many bytes; check: exact",
     30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, select_if_bytes, measure<K_SELECT_IF>,
-    nullptr, "i32,f32", 1,
+    nullptr, "i32,f32,u8", 1,
 };
 extern "C" const gpb_case gpb_partition_cuda = {
     "partition", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
@@ -428,7 +428,7 @@ extern "C" const gpb_case gpb_partition_cuda = {
     "part; compared reversed); bytes: n items + n flags read, n written (past the one-pass sizes, about 2^22 "
     "int32, gpuprim reads the flags twice: the rejected part needs the total); check: exact",
     30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_bytes, measure<K_PARTITION>,
-    nullptr, "i32,f32,i64", 1,
+    nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_filter_cuda = {
     "filter", GP_BACKEND_CUDA, "gpuprim", "cub-pipeline", "read-ceiling",

@@ -80,11 +80,13 @@ __device__ __forceinline__ W load_flags(const uint8_t *f)
     else return __ldcs(reinterpret_cast<const W *>(f));
 }
 
-/* How many of the bytes are not zero: the top bit of ((b & 0x7f) + 0x7f) | b. */
-__device__ __forceinline__ unsigned nonzero_bytes(unsigned w)
+/* The top bit of each byte that is not zero: that of ((b & 0x7f) + 0x7f) | b. */
+__device__ __forceinline__ unsigned nonzero_top_bits(unsigned w)
 {
-    return (unsigned)__popc((((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u);
+    return (((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u;
 }
+/* How many of the bytes are not zero. */
+__device__ __forceinline__ unsigned nonzero_bytes(unsigned w) { return (unsigned)__popc(nonzero_top_bits(w)); }
 __device__ __forceinline__ unsigned nonzero_bytes(uint2 v) { return nonzero_bytes(v.x) + nonzero_bytes(v.y); }
 __device__ __forceinline__ unsigned nonzero_bytes(uint4 v)
 {
@@ -109,8 +111,10 @@ __device__ __forceinline__ unsigned flag_mask(const uint8_t *f, bool vector, int
         } else {
             w[0] = load_flags<unsigned short, Shared>(f);
         }
+        /* A word's four flags at once: each non-zero byte's top bit
+         * (nonzero_bytes), then those bits to bits 0-3 (swar_lanes<1>). */
 #pragma unroll
-        for (int e = 0; e < V; e++) m |= ((w[e / 4] >> (8 * (e % 4))) & 0xffu) ? 1u << e : 0u;
+        for (int k = 0; k < (V + 3) / 4; k++) m |= ((nonzero_top_bits(w[k]) * 0x00204081u) >> 28) << (4 * k);
     } else {
 #pragma unroll
         for (int e = 0; e < V; e++)
@@ -148,10 +152,9 @@ struct select_params {
     int64_t n;
     unsigned tiles;   /* T: tiles (select: one status each; partition: write tasks) */
     unsigned group;   /* partition: tiles a count task counts, 1 or kPartitionGroup */
-    unsigned groups;  /* partition: count tasks, one per `group` tiles, one status each */
+    unsigned groups;  /* partition: count tasks of `group` tiles, a status each; 0: none (one_pass_partition) */
     unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
     unsigned grid;    /* select_kernel_pipelined: blocks (resident), each taking tiles k, k + grid, ... */
-    int one_pass;     /* select_kernel_pipelined, partition: no count tasks (groups 0), tiles look back */
     unsigned long long lo_bits, hi_bits; /* by comparison: keep x in [lo, hi] (compare_mask) */
     int negate;                          /* or, for NE, x not in it */
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
@@ -178,6 +181,110 @@ __device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_b
             mask[r] = compare_mask<T, L::V>(x[r], tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits),
                                             tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits), p.negate != 0, left_here);
     }
+}
+
+/*
+ * Compacts a thread's rows into its tile's stage: kept items at their
+ * ranks, and (Partition) the rejected ones after the tile's `kept`, each in
+ * input order; positions (in the tile) from valid_pos on do not exist.
+ * Through two running pointers: a store and an add an item. Indexed as
+ * stage[rank] the address was rebuilt from the stage, the rank and (for
+ * the rejected) the position at every item, six or seven instructions
+ * (SASS of the u8 select-if kernel).
+ */
+template <class T, bool Partition, int Items>
+__device__ __forceinline__ void compact_rows(T *stage, const T (&x)[rows<T, Items>::R][rows<T, Items>::V],
+                                             const unsigned (&mask)[rows<T, Items>::R], unsigned warp_before,
+                                             const unsigned (&row_base)[rows<T, Items>::R], unsigned kept,
+                                             int valid_pos)
+{
+    using L = rows<T, Items>;
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+#pragma unroll
+    for (int r = 0; r < L::R; r++) {
+        const unsigned rank = warp_before + row_base[r];
+        const int pos = warp * L::kWarpItems + L::index(r, lane, 0);
+        T *to_kept = stage + rank;
+        T *to_rejected = stage + kept + ((unsigned)pos - rank); /* rank <= pos */
+#pragma unroll
+        for (int e = 0; e < L::V; e++) {
+            if (mask[r] >> e & 1u) *to_kept++ = x[r][e];
+            else if (Partition && pos + e < valid_pos) *to_rejected++ = x[r][e];
+        }
+    }
+}
+
+/*
+ * 1- and 2-byte items compared a 32-bit word at a time (SWAR), for staged
+ * rows whose every item exists. Unpacked, an item cost six instructions
+ * (extract it, two compares, the xor for NE, a select and an add into the
+ * mask); a word of four u8 costs about twelve. Lanes of B bytes, H their
+ * top bits; a signed lane is biased by H, which orders it as unsigned.
+ */
+template <int B>
+struct swar_lanes {
+    static constexpr uint32_t H = B == 1 ? 0x80808080u : 0x80008000u;
+    static constexpr uint32_t kSplat = B == 1 ? 0x01010101u : 0x00010001u;
+    static constexpr uint32_t kLaneMask = B == 1 ? 0xffu : 0xffffu;
+
+    /* Each lane's top bit: a >= b, as unsigned. (a | H) - (b & ~H) compares
+     * the low bits without borrowing across lanes; the top bits decide
+     * where they differ. */
+    __device__ static __forceinline__ uint32_t ge(uint32_t a, uint32_t b)
+    {
+        const uint32_t low_ge = (a | H) - (b & ~H);
+        return ((a & ~b) | (~(a ^ b) & low_ge)) & H;
+    }
+    /* Lane j's top bit to bit j. B = 1: bits 7, 15, 23, 31 times 2^21, 2^14,
+     * 2^7, 1 land on 28-31, and no other product reaches them or carries. */
+    __device__ static __forceinline__ uint32_t movemask(uint32_t top)
+    {
+        return B == 1 ? (top * 0x00204081u) >> 28 : (top * 0x00008001u) >> 30;
+    }
+};
+
+/* A comparison's range as swar_row_mask takes it: lo and hi in every lane,
+ * biased; flip, the top bits (NE) or 0. */
+struct swar_range {
+    uint32_t lo, hi, flip;
+};
+template <class T>
+__device__ __forceinline__ swar_range swar_range_of(const select_params &p)
+{
+    using W = swar_lanes<(int)sizeof(T)>;
+    const uint32_t bias = std::is_signed<T>::value ? W::H : 0u;
+    return {((uint32_t)p.lo_bits & W::kLaneMask) * W::kSplat ^ bias,
+            ((uint32_t)p.hi_bits & W::kLaneMask) * W::kSplat ^ bias, p.negate ? W::H : 0u};
+}
+
+/* Bit e: whether item e of a 16-byte row of 1- or 2-byte items is kept. */
+template <class T>
+__device__ __forceinline__ unsigned swar_row_mask(uint4 v, swar_range c)
+{
+    using W = swar_lanes<(int)sizeof(T)>;
+    constexpr int kPerWord = 4 / (int)sizeof(T);
+    const uint32_t bias = std::is_signed<T>::value ? W::H : 0u;
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    unsigned m = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const uint32_t x = w[k] ^ bias;
+        m |= W::movemask((W::ge(x, c.lo) & W::ge(c.hi, x)) ^ c.flip) << (k * kPerWord);
+    }
+    return m;
+}
+
+/* The kept masks of a staged warp segment whose items all exist. */
+template <class T, int Items>
+__device__ __forceinline__ void swar_compare_masks(const select_params &p, const T *seg,
+                                                   unsigned (&mask)[rows<T, Items>::R])
+{
+    using L = rows<T, Items>;
+    const int lane = threadIdx.x % kWarp;
+    const swar_range c = swar_range_of<T>(p);
+#pragma unroll
+    for (int r = 0; r < L::R; r++)
+        mask[r] = swar_row_mask<T>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
 }
 
 /* A partition group's per-warp counts: [warp][tile of the group]. */
@@ -391,19 +498,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     const int64_t tile_valid64 = p.n - tile_base;
     const int tile_valid = tile_valid64 > kTile ? (int)kTile : (int)tile_valid64;
     if (kept == 0 && !Partition) return;
-#pragma unroll
-    for (int r = 0; r < L::R; r++) {
-        unsigned rank = warp_before + row_base[r];
-#pragma unroll
-        for (int e = 0; e < L::V; e++) {
-            const int pos = warp * L::kWarpItems + L::index(r, lane, e); /* in the tile */
-            if (mask[r] >> e & 1u) {
-                stage[rank++] = x[r][e];
-            } else if (Partition && pos < tile_valid) {
-                stage[kept + (unsigned)pos - rank] = x[r][e];
-            }
-        }
-    }
+    compact_rows<T, Partition, Items>(stage, x, mask, warp_before, row_base, kept, tile_valid);
     __syncthreads();
     T *out = static_cast<T *>(p.out);
     const int limit = Partition ? tile_valid : (int)kept;
@@ -1039,14 +1134,13 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             set_tiles(p, a->partition, run_tiles);
             p.grid = run_tiles < resident ? (unsigned)run_tiles : resident;
             p.tickets = p.grid;
-            if (one_pass) p.one_pass = 1, p.groups = 0;
+            if (one_pass) p.groups = 0;
             bool too_large = false;
             s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
                                 __LINE__);
             if (s != GP_STATUS_OK || !too_large) return s;
             set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block */
             p.grid = 0;
-            p.one_pass = 0;
         }
     }
     GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);

@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
     /* Select and a one-pass partition: statuses by tile. Partition: by
      * count group, then the write uses wait on the groups (cuda_select.cu,
      * select_kernel). */
-    const bool by_groups = Partition && !p.one_pass;
+    const bool one_pass = Partition && p.groups == 0, by_groups = Partition && !one_pass;
     const lookback::ticket t =
         lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -293,6 +293,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
                 const uint8_t *f = stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems;
 #pragma unroll
                 for (int r = 0; r < L::R; r++) mask[r] = flag_mask<L::V, true>(f + L::index(r, lane, 0), true, L::V);
+            } else if constexpr (sizeof(T) <= 2 && GP_SELECT_SWAR) {
+                swar_compare_masks<T, Items>(p, items_of(s) + warp * L::kWarpItems, mask);
             } else {
                 kept_masks<T, false, Items>(p, seg_base, L::kWarpItems, x, mask);
             }
@@ -307,23 +309,15 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
                                                                   kept, sync_select_warps{});
         /* Every scan thread has read stage s: compact the kept items into
          * it, and (partition) the rejected ones after them, in order. */
-        T *run = items_of(s);
-#pragma unroll
-        for (int r = 0; r < L::R; r++) {
-            unsigned rank = warp_before + row_base[r];
-#pragma unroll
-            for (int e = 0; e < L::V; e++) {
-                const int pos = warp * L::kWarpItems + L::index(r, lane, e); /* in the tile */
-                if (mask[r] >> e & 1u) run[rank++] = x[r][e];
-                else if (Partition && pos < valid + warp * L::kWarpItems) run[kept + (unsigned)pos - rank] = x[r][e];
-            }
-        }
+        const int64_t valid_in_tile = valid + warp * L::kWarpItems;
+        compact_rows<T, Partition, Items>(items_of(s), x, mask, warp_before, row_base, kept,
+                                          valid_in_tile < kTile ? (int)valid_in_tile : (int)kTile);
         /* Every scan thread arrives, so its reads of kept_of and before_of
          * for use - kStages happen before their next writes by the
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */
         if (threadIdx.x == 0) {
             kept_of[s] = kept;
-            if ((!Partition || p.one_pass) && GP_EARLY_AGGREGATE && tile != 0)
+            if ((!Partition || one_pass) && GP_EARLY_AGGREGATE && tile != 0)
                 lookback::publish_payload(p.arena, tile, t.epoch, lookback::kAggregate, kept);
         }
         stage::arrive(&counted[s]);
@@ -332,10 +326,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
         /* A one-pass partition writes only after every use is ranked: the
          * total waits for the counts of all its tiles, and it has no more
          * tiles than stages (cuda_select.cu, one_pass_partition). */
-        if (use >= K && !(Partition && p.one_pass)) finish(use - K);
+        if (use >= K && !one_pass) finish(use - K);
     }
     sync_select_warps{}(); /* the last runs were compacted by other threads */
-    for (unsigned u = Partition && p.one_pass ? 0 : use > K ? use - K : 0; u < use; u++) finish(u);
+    for (unsigned u = one_pass ? 0 : use > K ? use - K : 0; u < use; u++) finish(u);
 }
 
 } // namespace

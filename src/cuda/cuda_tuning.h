@@ -398,6 +398,11 @@ __host__ __device__ constexpr long long select_wide_tile(int item_bytes)
 #ifndef GP_SELECT_VECTOR_RUNS
 #define GP_SELECT_VECTOR_RUNS 1
 #endif
+/* 1: select_kernel_pipelined compares staged 1- and 2-byte items a word
+ * at a time (swar_compare_masks, cuda_select.cu); 0: an item at a time. */
+#ifndef GP_SELECT_SWAR
+#define GP_SELECT_SWAR 1
+#endif
 /* select_kernel_pipelined: look-back warps a block (wide tiles: one),
  * each tile's compacted run parked in shared memory while its look-back
  * runs. */

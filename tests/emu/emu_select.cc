@@ -3,5 +3,128 @@
 
 #include "cuda_select.cu"
 
+#include <limits>
+#include <vector>
+
 static const int registered = (gp_emu::register_thunk("select_kernel", gp_emu::call_kernel<gp_cuda::select_params>),
                                gp_emu::register_thunk("filter_kernel", gp_emu::call_kernel<gp_cuda::filter_params>), 0);
+
+/*
+ * The comparisons of select-if against C's own operators: set_range's
+ * ranges through compare_mask (every dtype) and, for 1- and 2-byte items,
+ * swar_row_mask. 1-byte items: every element against every value; 2-byte:
+ * every element against values at the ends, around zero and at random;
+ * floats: the infinities, the largest and smallest values, +-0 and NaN,
+ * each against each. Returns the number of mismatches (the first few
+ * printed).
+ */
+extern "C" void gpt_format(gp_dtype t, const void *v, char *s, size_t size); /* tests/reduce_data.h */
+
+namespace {
+
+uint64_t next_random(uint64_t &s) /* splitmix64 */
+{
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+template <class T>
+bool c_compare(gp_cmp cmp, T x, T v)
+{
+    switch (cmp) {
+    case GP_CMP_LT: return x < v;
+    case GP_CMP_LE: return x <= v;
+    case GP_CMP_GT: return x > v;
+    case GP_CMP_GE: return x >= v;
+    case GP_CMP_EQ: return x == v;
+    default: return x != v;
+    }
+}
+
+template <class T>
+long check_values(gp_dtype t, const std::vector<T> &xs, const std::vector<T> &vs)
+{
+    using namespace gp_cuda;
+    constexpr int V = 16 / (int)sizeof(T);
+    long bad = 0;
+    for (int c = GP_CMP_LT; c <= GP_CMP_NE; c++)
+        for (T v : vs) {
+            select_params p;
+            memset(&p, 0, sizeof p);
+            set_range(p, t, (gp_cmp)c, &v);
+            const T lo = tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits), hi = tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits);
+            for (size_t at = 0; at < xs.size(); at += V) {
+                T row[V];
+                for (int e = 0; e < V; e++) row[e] = xs[(at + e) % xs.size()];
+                const unsigned plain = compare_mask<T, V>(row, lo, hi, p.negate != 0, V);
+                unsigned swar = plain;
+                if constexpr (sizeof(T) <= 2) {
+                    uint4 u;
+                    memcpy(&u, row, 16);
+                    swar = swar_row_mask<T>(u, swar_range_of<T>(p));
+                }
+                for (int e = 0; e < V; e++) {
+                    const bool want = c_compare((gp_cmp)c, row[e], v);
+                    if ((bool)(plain >> e & 1u) == want && (bool)(swar >> e & 1u) == want) continue;
+                    if (bad++ < 5) {
+                        char xs_[64], vs_[64];
+                        gpt_format(t, &row[e], xs_, sizeof xs_);
+                        gpt_format(t, &v, vs_, sizeof vs_);
+                        printf("  compare %s: %s %s %s gave %d (swar %d), want %d\n", gp_dtype_name(t), xs_,
+                               gp_cmp_name((gp_cmp)c), vs_, (int)(plain >> e & 1u), (int)(swar >> e & 1u), (int)want);
+                    }
+                }
+            }
+        }
+    return bad;
+}
+
+template <class T>
+long check_all_bytes(gp_dtype t)
+{
+    std::vector<T> all;
+    for (int i = 0; i < 256; i++) all.push_back((T)(uint8_t)i);
+    return check_values<T>(t, all, all);
+}
+
+template <class T>
+long check_halves(gp_dtype t, uint64_t seed)
+{
+    std::vector<T> all, vs;
+    for (int i = 0; i < 65536; i++) all.push_back((T)(uint16_t)i);
+    for (int i : {0, 1, 2, 0x7ffe, 0x7fff, 0x8000, 0x8001, 0xfffe, 0xffff, 0x00ff, 0x0100, 0x80ff, 0x7f00})
+        vs.push_back((T)(uint16_t)i);
+    for (int i = 0; i < 24; i++) vs.push_back((T)(uint16_t)next_random(seed));
+    return check_values<T>(t, all, vs);
+}
+
+template <class T>
+long check_floats(gp_dtype t)
+{
+    using lim = std::numeric_limits<T>;
+    const std::vector<T> s = {-lim::infinity(), -lim::max(), (T)-1, -lim::min(), -lim::denorm_min(), (T)-0.0, (T)0,
+                              lim::denorm_min(), lim::min(), (T)1, lim::max(), lim::infinity(), lim::quiet_NaN()};
+    return check_values<T>(t, s, s);
+}
+
+template <class T>
+long check_integers(gp_dtype t, uint64_t seed)
+{
+    using lim = std::numeric_limits<T>;
+    std::vector<T> s = {lim::min(), (T)(lim::min() + 1), (T)-1, (T)0, (T)1, (T)(lim::max() - 1), lim::max()};
+    for (int i = 0; i < 9; i++) s.push_back((T)next_random(seed));
+    return check_values<T>(t, s, s);
+}
+
+} // namespace
+
+long emu_check_compares(uint64_t seed)
+{
+    return check_all_bytes<uint8_t>(GP_DTYPE_U8) + check_all_bytes<int8_t>(GP_DTYPE_I8) +
+           check_halves<uint16_t>(GP_DTYPE_U16, seed) + check_halves<int16_t>(GP_DTYPE_I16, seed) +
+           check_integers<int32_t>(GP_DTYPE_I32, seed) + check_integers<uint32_t>(GP_DTYPE_U32, seed) +
+           check_integers<int64_t>(GP_DTYPE_I64, seed) + check_integers<uint64_t>(GP_DTYPE_U64, seed) +
+           check_floats<float>(GP_DTYPE_F32) + check_floats<double>(GP_DTYPE_F64);
+}

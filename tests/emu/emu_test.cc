@@ -68,6 +68,7 @@ size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n);
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 } // namespace gp_cuda
+long emu_check_compares(uint64_t seed); /* emu_select.cc */
 
 static long passed, failed;
 static uint64_t seed = 1;
@@ -361,6 +362,8 @@ int main(int argc, char **argv)
                     for (gp_op pop : {GP_OP_SUM, GP_OP_AND, GP_OP_OR, GP_OP_XOR}) scan_case(t, t, pop, n, pop == GP_OP_SUM || pop == GP_OP_AND, false, 0);
             }
     printf("scan: %ld passed, %ld failed\n", passed, failed);
+    /* select-if's comparisons (ranges, word at a time) against C's. */
+    report(emu_check_compares(seed) == 0, "comparisons: every dtype, every CMP, the ends of the ranges");
     for (gp_dtype t : dtypes)
         for (int set = 0; set < 2; set++)
         for (int si = first; si < nsizes; si++) {
