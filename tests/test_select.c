@@ -59,7 +59,7 @@ static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_D
                                   GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
 /* Warp and tile sizes +-1 (CUDA tiles: the filter's 4096 items, 2048 of
  * 8 bytes; the selections' 4096, and wide 6144 of 4 bytes, 4096 of 8
- * bytes, 8192 of 1 and 2 bytes), the largest cluster filters (16 tiles:
+ * bytes, 8192 of 1 and 2 bytes, wider 16384 of 1 byte), the largest cluster filters (16 tiles:
  * 2^16, 2^15 for 8-byte items) +-1, a look-back window of 4-byte selection tiles + 1 (196609),
  * and sizes of many tiles up to 2^20 + 1. */
 static const int64_t sizes[] = {0,      1,     2,     31,     32,     33,     255,    256,    257,    1023,

@@ -942,23 +942,31 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
     });
 }
 
-/* select_kernel_pipelined with narrow tiles, or (wide) select_wide_items:
- * fn is NULL where the wide tiles would be the narrow ones. */
-lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, bool wide)
+/* select_kernel_pipelined on a tier's tiles: fn is NULL where a wide tier
+ * would repeat the one below it, and for partitions on wider tiles. */
+lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, select_tier tier)
 {
     using lookback::persistent_kernel;
     return for_select_type<persistent_kernel>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
         using T = decltype(x);
         constexpr bool F = decltype(flags)::value;
-        auto of = [&](auto w) -> persistent_kernel {
-            constexpr bool W = decltype(w)::value;
+        auto of = [&](auto tier_c, auto part_c) -> persistent_kernel {
+            constexpr int W = decltype(tier_c)::value;
+            constexpr bool P = decltype(part_c)::value;
             using shape = select_pipe_shape<T, F, W>;
-            const void *fn = partition ? (const void *)select_kernel_pipelined<T, F, true, W>
-                                       : (const void *)select_kernel_pipelined<T, F, false, W>;
-            return {fn, (unsigned)shape::kThreads, shape::kSharedBytes, (long long)shape::kTile};
+            return {(const void *)select_kernel_pipelined<T, F, P, W>, (unsigned)shape::kThreads, shape::kSharedBytes,
+                    (long long)shape::kTile};
         };
-        if (!wide) return of(std::false_type{});
-        if constexpr (select_wide_items(sizeof(T)) != select_items(sizeof(T))) return of(std::true_type{});
+        using narrow_c = std::integral_constant<int, kNarrow>;
+        using wide_c = std::integral_constant<int, kWide>;
+        using wider_c = std::integral_constant<int, kWider>;
+        if (tier == kNarrow) return partition ? of(narrow_c{}, std::true_type{}) : of(narrow_c{}, std::false_type{});
+        if (tier == kWide) {
+            if constexpr (select_wide_items(sizeof(T)) != select_items(sizeof(T)))
+                return partition ? of(wide_c{}, std::true_type{}) : of(wide_c{}, std::false_type{});
+        } else if (!partition) {
+            if constexpr (select_wider_items(sizeof(T)) != 0) return of(wider_c{}, std::false_type{});
+        }
         return persistent_kernel{NULL, 0, 0, 0};
     });
 }
@@ -1124,9 +1132,13 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
      * arena prepared above holds statuses for either). */
     if (tiles > 1 && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
-        const lookback::persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, false),
-                                          wide = select_pipelined_for(a->t, by_flags, a->partition, true);
-        const lookback::persistent_kernel &run = lookback::narrow_or_wide(ctx, narrow, wide, a->n);
+        const lookback::persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow),
+                                          wide = select_pipelined_for(a->t, by_flags, a->partition, kWide),
+                                          wider = select_pipelined_for(a->t, by_flags, a->partition, kWider);
+        const lookback::persistent_kernel &run =
+            wider.fn && lookback::narrow_or_wide(ctx, wide, wider, a->n).fn == wider.fn
+                ? wider
+                : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
         const unsigned long long run_tiles = lookback::tiles_of(run.tile, a->n);
         const unsigned resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
         const bool one_pass = a->partition && one_pass_partition(run.fn == narrow.fn, run_tiles, resident);

@@ -80,22 +80,28 @@ __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, uns
 
 /* A pipelined selection's shape: K look-back warps, K + 2 stages (K
  * parked, one ranked, one landing), each a tile's items and, by flags, its
- * flags. Narrow: select_kernel's tiles (at most 16 KiB) and
- * GP_SELECT_LOOKBACK_WARPS; wide (cuda_tuning.h): select_wide_items and
- * one look-back warp. */
-template <class T, bool ByFlags, bool Wide>
+ * flags. By tier: narrow, select_kernel's tiles (at most 16 KiB) and
+ * GP_SELECT_LOOKBACK_WARPS; wide and wider (cuda_tuning.h), one look-back
+ * warp. */
+enum select_tier { kNarrow, kWide, kWider, kTiers };
+
+template <class T, bool ByFlags, int Tier>
 struct select_pipe_shape {
-    static constexpr int kItems = Wide ? select_wide_items(sizeof(T)) : select_items(sizeof(T));
+    static constexpr int kItems = Tier == kNarrow ? select_items(sizeof(T))
+                                  : Tier == kWide ? select_wide_items(sizeof(T))
+                                                  : select_wider_items(sizeof(T));
     static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
-    static constexpr int K = Wide ? 1 : GP_SELECT_LOOKBACK_WARPS;
+    static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS : 1;
     static constexpr int kStages = K + 2;
     static constexpr int kThreads = kSelectThreads + K * kWarp;
     static constexpr unsigned kStageBytes = (unsigned)(kTile * ((long long)sizeof(T) + (ByFlags ? 1 : 0)));
     static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes; /* dynamic */
     /* Blocks an SM holds with every stage in shared memory (227 KiB an SM,
-     * a little kept for the static part), at most 3 (72 registers). */
+     * a little kept for the static part), at most 3 (72 registers); 2 for
+     * rows of more than 32 items (96). */
     static constexpr long long kFit = (227 * 1024 - 2048) / (long long)kSharedBytes;
-    static constexpr int kBlocks = kFit >= 3 ? 3 : kFit < 1 ? 1 : (int)kFit;
+    static constexpr int kMaxBlocks = kItems > 32 ? 2 : 3;
+    static constexpr int kBlocks = kFit >= kMaxBlocks ? kMaxBlocks : kFit < 1 ? 1 : (int)kFit;
 };
 
 struct sync_select_warps {
@@ -121,12 +127,12 @@ __device__ __forceinline__ void count_uses(const select_params &p, lookback::tic
     }
 }
 
-template <class T, bool ByFlags, bool Partition, bool Wide>
-__global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Wide>::kThreads,
-                                  select_pipe_shape<T, ByFlags, Wide>::kBlocks)
+template <class T, bool ByFlags, bool Partition, int Tier>
+__global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
+                                  select_pipe_shape<T, ByFlags, Tier>::kBlocks)
     select_kernel_pipelined(const __grid_constant__ select_params p)
 {
-    using shape = select_pipe_shape<T, ByFlags, Wide>;
+    using shape = select_pipe_shape<T, ByFlags, Tier>;
     constexpr int Items = shape::kItems;
     constexpr int64_t kTile = shape::kTile;
     using L = rows<T, Items>;

@@ -393,6 +393,24 @@ __host__ __device__ constexpr long long select_wide_tile(int item_bytes)
 {
     return (long long)kSelectThreads * select_wide_items(item_bytes);
 }
+/* Wider tiles still for 1-byte selections (not partitions), taken over the
+ * wide ones where the device's blocks get kWideMinTilesPerBlock of them:
+ * 64 items a thread, 16 KiB of u8, 2 blocks an SM (94-96 registers, no
+ * spills; 72 at 3 blocks spilled). H100, against the wide tiles: select-if
+ * u8 2^26 62.7 -> 59.4 us, 2^28 219 -> 201; by flags 74.7 -> 72.5 and
+ * 258 -> 246. Partitions by flags lost 3-4% (docs/perf/scan.md, round
+ * 22). 0 where there is no wider kernel. */
+#ifndef GP_SELECT_WIDER_BYTE_ITEMS
+#define GP_SELECT_WIDER_BYTE_ITEMS 64
+#endif
+__host__ __device__ constexpr int select_wider_items(int item_bytes)
+{
+    return item_bytes == 1 && GP_SELECT_WIDER_BYTE_ITEMS > GP_SELECT_WIDE_SMALL_ITEMS ? GP_SELECT_WIDER_BYTE_ITEMS : 0;
+}
+__host__ __device__ constexpr long long select_wider_tile(int item_bytes)
+{
+    return (long long)kSelectThreads * select_wider_items(item_bytes);
+}
 /* 1: select_kernel_pipelined writes the runs of 1- and 2-byte items 16
  * bytes a store (copy_run, cuda_select_pipelined.cuh); 0: an item a store. */
 #ifndef GP_SELECT_VECTOR_RUNS

@@ -320,16 +320,19 @@ int main(int argc, char **argv)
     };
     /* 1-byte scans kept packed take wide tiles of 4 x scan_wide_T items. */
     const int64_t packed_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(1);
-    int64_t sizes[27], select_sizes[45];
+    /* Wider tiles: 1-byte selections (not partitions). */
+    const int64_t select_wider_T = gp_cuda::select_wider_tile(1);
+    int64_t sizes[27], select_sizes[54];
     sizes_for(T, sizes);
     sizes_for(scan_wide_T, sizes + 9);
     sizes_for(packed_wide_T, sizes + 18);
     sizes_for(T, select_sizes);
     for (int b = 0; b < 4; b++) sizes_for(select_wide_Ts[b], select_sizes + 9 * (b + 1));
-    printf("tiles: %lld, wide %lld (scan), %lld/%lld/%lld/%lld (select, 1/2/4/8-byte items); look-back window %lld "
-           "tiles\n",
+    sizes_for(select_wider_T, select_sizes + 45);
+    printf("tiles: %lld, wide %lld (scan), %lld/%lld/%lld/%lld (select, 1/2/4/8-byte items), wider %lld (1-byte "
+           "selections); look-back window %lld tiles\n",
            (long long)T, (long long)scan_wide_T, (long long)select_wide_Ts[0], (long long)select_wide_Ts[1],
-           (long long)select_wide_Ts[2], (long long)select_wide_Ts[3], (long long)W);
+           (long long)select_wide_Ts[2], (long long)select_wide_Ts[3], (long long)select_wider_T, (long long)W);
     const int nsizes = quick ? 5 : medium ? 8 : 9, first = big ? 8 : 0;
     const gp_dtype dtypes[] = {GP_DTYPE_I8, GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
@@ -365,13 +368,15 @@ int main(int argc, char **argv)
     /* select-if's comparisons (ranges, word at a time) against C's. */
     report(emu_check_compares(seed) == 0, "comparisons: every dtype, every CMP, the ends of the ranges");
     for (gp_dtype t : dtypes)
-        for (int set = 0; set < 2; set++)
+        for (int set = 0; set < 3; set++)
         for (int si = first; si < nsizes; si++) {
             for (int kind = 0; kind < 6; kind++) {
-                if (set == 1 && kind >= K_FILTER) continue; /* the filter has no wide tiles */
+                if (set >= 1 && kind >= K_FILTER) continue; /* the filter has no wide tiles */
+                if (set == 2 && (!select_wider_T || gpt_size(t) != 1 || (kind != K_SEL_FLAGS && kind != K_SEL_IF)))
+                    continue;
                 const int slot = size_slot(gpt_size(t));
-                const int64_t n = select_sizes[set ? 9 * (slot + 1) + si : si],
-                              tile = set ? select_wide_Ts[slot] : T;
+                const int64_t n = select_sizes[set == 2 ? 45 + si : set ? 9 * (slot + 1) + si : si],
+                              tile = set == 2 ? select_wider_T : set ? select_wide_Ts[slot] : T;
                 /* filter patterns: 5 is NaN and infinities (floats), 6 the dip */
                 int patterns = kind >= K_FILTER ? 7 : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
                 for (int p = 0; p < patterns; p++) {
