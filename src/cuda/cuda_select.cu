@@ -957,15 +957,16 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
             return {(const void *)select_kernel_pipelined<T, F, P, W>, (unsigned)shape::kThreads, shape::kSharedBytes,
                     (long long)shape::kTile};
         };
-        using narrow_c = std::integral_constant<int, kNarrow>;
-        using wide_c = std::integral_constant<int, kWide>;
-        using wider_c = std::integral_constant<int, kWider>;
-        if (tier == kNarrow) return partition ? of(narrow_c{}, std::true_type{}) : of(narrow_c{}, std::false_type{});
+        auto of_call = [&](auto tier_c) { /* the selection's or the partition's */
+            return partition ? of(tier_c, std::true_type{}) : of(tier_c, std::false_type{});
+        };
+        if (tier == kNarrow) return of_call(std::integral_constant<int, kNarrow>{});
         if (tier == kWide) {
             if constexpr (select_wide_items(sizeof(T)) != select_items(sizeof(T)))
-                return partition ? of(wide_c{}, std::true_type{}) : of(wide_c{}, std::false_type{});
+                return of_call(std::integral_constant<int, kWide>{});
         } else if (!partition) {
-            if constexpr (select_wider_items(sizeof(T)) != 0) return of(wider_c{}, std::false_type{});
+            if constexpr (select_wider_items(sizeof(T)) != 0)
+                return of(std::integral_constant<int, kWider>{}, std::false_type{});
         }
         return persistent_kernel{NULL, 0, 0, 0};
     });
@@ -1135,10 +1136,10 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         const lookback::persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow),
                                           wide = select_pipelined_for(a->t, by_flags, a->partition, kWide),
                                           wider = select_pipelined_for(a->t, by_flags, a->partition, kWider);
+        /* Wider where it pays, else wide where that pays, else narrow. */
+        const lookback::persistent_kernel &wide_or_wider = lookback::narrow_or_wide(ctx, wide, wider, a->n);
         const lookback::persistent_kernel &run =
-            wider.fn && lookback::narrow_or_wide(ctx, wide, wider, a->n).fn == wider.fn
-                ? wider
-                : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
+            &wide_or_wider == &wider ? wider : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
         const unsigned long long run_tiles = lookback::tiles_of(run.tile, a->n);
         const unsigned resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
         const bool one_pass = a->partition && one_pass_partition(run.fn == narrow.fn, run_tiles, resident);

@@ -83,7 +83,7 @@ __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, uns
  * flags. By tier: narrow, select_kernel's tiles (at most 16 KiB) and
  * GP_SELECT_LOOKBACK_WARPS; wide and wider (cuda_tuning.h), one look-back
  * warp. */
-enum select_tier { kNarrow, kWide, kWider, kTiers };
+enum select_tier { kNarrow, kWide, kWider };
 
 template <class T, bool ByFlags, int Tier>
 struct select_pipe_shape {
