@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
                 const uint8_t *f = stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems;
 #pragma unroll
                 for (int r = 0; r < L::R; r++) mask[r] = flag_mask<L::V, true>(f + L::index(r, lane, 0), true, L::V);
-            } else if constexpr (sizeof(T) <= 2 && GP_SELECT_SWAR) {
+            } else if constexpr (sizeof(T) <= GP_SELECT_SWAR) {
                 swar_compare_masks<T, Items>(p, items_of(s) + warp * L::kWarpItems, mask);
             } else {
                 kept_masks<T, false, Items>(p, seg_base, L::kWarpItems, x, mask);

@@ -416,10 +416,11 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #ifndef GP_SELECT_VECTOR_RUNS
 #define GP_SELECT_VECTOR_RUNS 1
 #endif
-/* 1: select_kernel_pipelined compares staged 1- and 2-byte items a word
- * at a time (swar_compare_masks, cuda_select.cu); 0: an item at a time. */
+/* select_kernel_pipelined compares staged items of up to this many bytes
+ * a word at a time (swar_compare_masks, cuda_select.cu): 2, 1, or 0 for
+ * none. */
 #ifndef GP_SELECT_SWAR
-#define GP_SELECT_SWAR 1
+#define GP_SELECT_SWAR 2
 #endif
 /* select_kernel_pipelined: look-back warps a block (wide tiles: one),
  * each tile's compacted run parked in shared memory while its look-back
