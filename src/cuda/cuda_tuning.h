@@ -420,7 +420,7 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
  * a word at a time (swar_compare_masks, cuda_select.cu): 2, 1, or 0 for
  * none. */
 #ifndef GP_SELECT_SWAR
-#define GP_SELECT_SWAR 2
+#define GP_SELECT_SWAR 1
 #endif
 /* select_kernel_pipelined: look-back warps a block (wide tiles: one),
  * each tile's compacted run parked in shared memory while its look-back
