@@ -223,6 +223,9 @@ __device__ __forceinline__ void compact_rows(T *stage, const T (&x)[rows<T, Item
  */
 template <int B>
 struct swar_lanes {
+    /* GP_SELECT_SWAR names an item size: anything past 2 would take 4- or
+     * 8-byte items for 2-byte lanes here and compare them wrongly. */
+    static_assert(B == 1 || B == 2, "word-at-a-time compares take 1- or 2-byte items (GP_SELECT_SWAR at most 2)");
     static constexpr uint32_t H = B == 1 ? 0x80808080u : 0x80008000u;
     static constexpr uint32_t kSplat = B == 1 ? 0x01010101u : 0x00010001u;
     static constexpr uint32_t kLaneMask = B == 1 ? 0xffu : 0xffffu;
