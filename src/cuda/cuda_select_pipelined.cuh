@@ -250,6 +250,13 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
      * partition's rejected run after every selected item). Its count is
      * read here again: the look-back lane read kept_of[s] before its
      * arrival, and thread 0 rewrites it only after this use's wait. */
+    /* A partition's use u: where its tile starts, and how many of its
+     * items exist. */
+    auto tile_extent = [&](unsigned u, int64_t &tile_base) {
+        tile_base = (int64_t)(t.index + tile_of(u)) * kTile;
+        const int64_t left = p.n - tile_base;
+        return left > kTile ? (int)kTile : (int)left;
+    };
     auto finish = [&](unsigned u) {
         const int s = (int)(u % kStages);
         stage::wait(&placed[s], (u / kStages) & 1u);
@@ -262,9 +269,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
             const uint8_t *stage_bytes = stages + s * kStageBytes;
             copy_run(bytes_out + before * sizeof(T), stage_bytes, 0, (unsigned)kept * sizeof(T));
             if constexpr (Partition) {
-                const int64_t tile_base = (int64_t)(t.index + tile_of(u)) * kTile;
-                const int64_t left = p.n - tile_base;
-                const int valid = left > kTile ? (int)kTile : (int)left;
+                int64_t tile_base;
+                const int valid = tile_extent(u, tile_base);
                 const int64_t rejected_at = (int64_t)total_of[s] + (tile_base - (int64_t)before);
                 copy_run(bytes_out + rejected_at * (int64_t)sizeof(T), stage_bytes, (unsigned)kept * sizeof(T),
                          (unsigned)(valid - kept) * sizeof(T));
@@ -275,9 +281,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
             for (int i = threadIdx.x; i < kept; i += kSelectThreads) out[before + i] = run[i];
             return;
         }
-        const int64_t tile_base = (int64_t)(t.index + tile_of(u)) * kTile;
-        const int64_t left = p.n - tile_base;
-        const int valid = left > kTile ? (int)kTile : (int)left;
+        int64_t tile_base;
+        const int valid = tile_extent(u, tile_base);
         const int64_t rejected_base = (int64_t)total_of[s] + (tile_base - (int64_t)before) - kept;
         for (int i = threadIdx.x; i < valid; i += kSelectThreads)
             out[i < kept ? (int64_t)before + i : rejected_base + i] = run[i];

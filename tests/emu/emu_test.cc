@@ -314,26 +314,30 @@ int main(int argc, char **argv)
     const int64_t select_wide_Ts[4] = {gp_cuda::select_wide_tile(1), gp_cuda::select_wide_tile(2),
                                        gp_cuda::select_wide_tile(4), gp_cuda::select_wide_tile(8)};
     auto size_slot = [](size_t bytes) { return bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3; };
+    constexpr int kPerTile = 9; /* sizes for each tile size */
     auto sizes_for = [W](int64_t t, int64_t *out) {
-        const int64_t s[9] = {1, 33, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 1, (2 * W + 1) * t + 1};
-        for (int i = 0; i < 9; i++) out[i] = s[i];
+        const int64_t s[kPerTile] = {1, 33, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 1, (2 * W + 1) * t + 1};
+        for (int i = 0; i < kPerTile; i++) out[i] = s[i];
     };
     /* 1-byte scans kept packed take wide tiles of 4 x scan_wide_T items. */
     const int64_t packed_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(1);
     /* Wider tiles: 1-byte selections (not partitions). */
     const int64_t select_wider_T = gp_cuda::select_wider_tile(1);
-    int64_t sizes[27], select_sizes[54];
+    /* Scans: narrow, wide, packed wide. Selections: narrow, wide by item
+     * size (four), wider. kPerTile sizes each. */
+    enum { kSelectNarrow = 0, kSelectWide = 1, kSelectWider = 5, kSelectTiles = 6 };
+    int64_t sizes[3 * kPerTile], select_sizes[kSelectTiles * kPerTile];
     sizes_for(T, sizes);
-    sizes_for(scan_wide_T, sizes + 9);
-    sizes_for(packed_wide_T, sizes + 18);
-    sizes_for(T, select_sizes);
-    for (int b = 0; b < 4; b++) sizes_for(select_wide_Ts[b], select_sizes + 9 * (b + 1));
-    sizes_for(select_wider_T, select_sizes + 45);
+    sizes_for(scan_wide_T, sizes + kPerTile);
+    sizes_for(packed_wide_T, sizes + 2 * kPerTile);
+    sizes_for(T, select_sizes + kPerTile * kSelectNarrow);
+    for (int b = 0; b < 4; b++) sizes_for(select_wide_Ts[b], select_sizes + kPerTile * (kSelectWide + b));
+    sizes_for(select_wider_T, select_sizes + kPerTile * kSelectWider);
     printf("tiles: %lld, wide %lld (scan), %lld/%lld/%lld/%lld (select, 1/2/4/8-byte items), wider %lld (1-byte "
            "selections); look-back window %lld tiles\n",
            (long long)T, (long long)scan_wide_T, (long long)select_wide_Ts[0], (long long)select_wide_Ts[1],
            (long long)select_wide_Ts[2], (long long)select_wide_Ts[3], (long long)select_wider_T, (long long)W);
-    const int nsizes = quick ? 5 : medium ? 8 : 9, first = big ? 8 : 0;
+    const int nsizes = quick ? 5 : medium ? 8 : kPerTile, first = big ? kPerTile - 1 : 0;
     const gp_dtype dtypes[] = {GP_DTYPE_I8, GP_DTYPE_U8,  GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32,
                                GP_DTYPE_U32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64};
     /* Scans: each dtype into itself and its widest, ops in rotation. */
@@ -344,7 +348,7 @@ int main(int argc, char **argv)
         for (int si = first; si < nsizes; si++)
             for (int w = 0; w < 2; w++) {
                 const bool packed_wide = set == 1 && gpt_size(t) == 1;
-                const int64_t n = sizes[9 * (packed_wide ? 2 : set) + si];
+                const int64_t n = sizes[kPerTile * (packed_wide ? 2 : set) + si];
                 const int64_t tile = packed_wide ? packed_wide_T : set ? scan_wide_T : T;
                 gp_dtype out_t = t;
                 if (w == 1) {
@@ -375,7 +379,8 @@ int main(int argc, char **argv)
                 if (set == 2 && (!select_wider_T || gpt_size(t) != 1 || (kind != K_SEL_FLAGS && kind != K_SEL_IF)))
                     continue;
                 const int slot = size_slot(gpt_size(t));
-                const int64_t n = select_sizes[set == 2 ? 45 + si : set ? 9 * (slot + 1) + si : si],
+                const int tiles = set == 2 ? kSelectWider : set ? kSelectWide + slot : kSelectNarrow;
+                const int64_t n = select_sizes[kPerTile * tiles + si],
                               tile = set == 2 ? select_wider_T : set ? select_wide_Ts[slot] : T;
                 /* filter patterns: 5 is NaN and infinities (floats), 6 the dip */
                 int patterns = kind >= K_FILTER ? 7 : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
