@@ -246,10 +246,6 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
         else count_uses<T, ByFlags, kPartitionGroup, Items>(p, t, counts, counted_c, placed_c);
     }
-    /* Writes use u's compacted run at the count before its tile (and a
-     * partition's rejected run after every selected item). Its count is
-     * read here again: the look-back lane read kept_of[s] before its
-     * arrival, and thread 0 rewrites it only after this use's wait. */
     /* A partition's use u: where its tile starts, and how many of its
      * items exist. */
     auto tile_extent = [&](unsigned u, int64_t &tile_base) {
@@ -257,6 +253,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         const int64_t left = p.n - tile_base;
         return left > kTile ? (int)kTile : (int)left;
     };
+    /* Writes use u's compacted run at the count before its tile (and a
+     * partition's rejected run after every selected item). Its count is
+     * read here again: the look-back lane read kept_of[s] before its
+     * arrival, and thread 0 rewrites it only after this use's wait. */
     auto finish = [&](unsigned u) {
         const int s = (int)(u % kStages);
         stage::wait(&placed[s], (u / kStages) & 1u);

@@ -330,9 +330,9 @@ int main(int argc, char **argv)
     sizes_for(T, sizes);
     sizes_for(scan_wide_T, sizes + kPerTile);
     sizes_for(packed_wide_T, sizes + 2 * kPerTile);
-    sizes_for(T, select_sizes + kPerTile * kSelectNarrow);
-    for (int b = 0; b < 4; b++) sizes_for(select_wide_Ts[b], select_sizes + kPerTile * (kSelectWide + b));
-    sizes_for(select_wider_T, select_sizes + kPerTile * kSelectWider);
+    const int64_t select_Ts[kSelectTiles] = {T, select_wide_Ts[0], select_wide_Ts[1], select_wide_Ts[2],
+                                             select_wide_Ts[3], select_wider_T};
+    for (int b = 0; b < kSelectTiles; b++) sizes_for(select_Ts[b], select_sizes + kPerTile * b);
     printf("tiles: %lld, wide %lld (scan), %lld/%lld/%lld/%lld (select, 1/2/4/8-byte items), wider %lld (1-byte "
            "selections); look-back window %lld tiles\n",
            (long long)T, (long long)scan_wide_T, (long long)select_wide_Ts[0], (long long)select_wide_Ts[1],
@@ -380,8 +380,7 @@ int main(int argc, char **argv)
                     continue;
                 const int slot = size_slot(gpt_size(t));
                 const int tiles = set == 2 ? kSelectWider : set ? kSelectWide + slot : kSelectNarrow;
-                const int64_t n = select_sizes[kPerTile * tiles + si],
-                              tile = set == 2 ? select_wider_T : set ? select_wide_Ts[slot] : T;
+                const int64_t n = select_sizes[kPerTile * tiles + si], tile = select_Ts[tiles];
                 /* filter patterns: 5 is NaN and infinities (floats), 6 the dip */
                 int patterns = kind >= K_FILTER ? 7 : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
                 for (int p = 0; p < patterns; p++) {
