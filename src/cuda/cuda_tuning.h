@@ -418,7 +418,8 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #endif
 /* select_kernel_pipelined compares staged items of up to this many bytes
  * a word at a time (swar_compare_masks, cuda_select.cu): 2, 1, or 0 for
- * none. */
+ * none. 1: 2-byte rows were 3-4% faster an item at a time (docs/perf/scan.md,
+ * round 23). */
 #ifndef GP_SELECT_SWAR
 #define GP_SELECT_SWAR 1
 #endif

@@ -379,8 +379,8 @@ int main(int argc, char **argv)
                 if (set == 2 && (!select_wider_T || gpt_size(t) != 1 || (kind != K_SEL_FLAGS && kind != K_SEL_IF)))
                     continue;
                 const int slot = size_slot(gpt_size(t));
-                const int tiles = set == 2 ? kSelectWider : set ? kSelectWide + slot : kSelectNarrow;
-                const int64_t n = select_sizes[kPerTile * tiles + si], tile = select_Ts[tiles];
+                const int tile_set = set == 2 ? kSelectWider : set ? kSelectWide + slot : kSelectNarrow;
+                const int64_t n = select_sizes[kPerTile * tile_set + si], tile = select_Ts[tile_set];
                 /* filter patterns: 5 is NaN and infinities (floats), 6 the dip */
                 int patterns = kind >= K_FILTER ? 7 : (kind == K_SEL_FLAGS || kind == K_PART_FLAGS ? 4 : 1);
                 for (int p = 0; p < patterns; p++) {
