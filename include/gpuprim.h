@@ -425,7 +425,8 @@ GP_API gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, 
                                        int64_t *host_count);
 
 /* The workspace a selection, partition or filter call of n elements of t
- * needs (see gp_ctx_set_workspace). With a caller's workspace, a CUDA call
+ * needs (see gp_ctx_set_workspace): on CUDA, a status a tile and, for a
+ * partition by flags, a bit an element. With a caller's workspace, a CUDA call
  * of more than one tile (4096 elements) also clears its part of it on the
  * stream (one cudaMemsetAsync); with the context's own scratch it does not. */
 GP_API gp_status gp_select_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, size_t *bytes);

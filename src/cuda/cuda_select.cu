@@ -21,10 +21,12 @@
  * Write tasks only wait on count tasks, which hold earlier tickets and wait
  * on nothing later, so the wait cannot deadlock; and they do not look back,
  * so only the count phase is paced by the look-back, over T / G statuses.
- * Bytes: partition_flagged reads the flags twice and
- * the input once and writes n items (10 n for 4-byte items against the 9 n
- * minimum); partition_if evaluates the comparison twice, so it reads the
- * input twice (12 n against 8 n). Where every tile of a resident grid has
+ * Bytes: partition_flagged reads the flags once and the input once and
+ * writes n items, plus a bit an item written by the count tasks and read
+ * back by the write tasks where the grid is persistent (select_params::bits;
+ * 9.25 n for 4-byte items against the 9 n minimum; one tile a block reads
+ * the flags twice, 10 n); partition_if evaluates the comparison twice, so
+ * it reads the input twice (12 n against 8 n). Where every tile of a resident grid has
  * a stage of its own, a partition runs in one pass instead and reads
  * everything once (one_pass_partition, below). The alternatives cost more: rejected items
  * staged in scratch and copied afterwards add 2 x the rejected bytes and a
@@ -158,6 +160,11 @@ struct select_params {
     unsigned long long lo_bits, hi_bits; /* by comparison: keep x in [lo, hi] (compare_mask) */
     int negate;                          /* or, for NE, x not in it */
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
+    /* A partition by flags past the one-pass sizes: the count phase leaves
+     * a bit an item here (whole groups only, bit i of the tile's words for
+     * item i) and the write phase stages those instead of the flags. NULL:
+     * none (cuda_select_pipelined.cuh). */
+    uint32_t *bits;
     lookback::arena arena;
 };
 
@@ -290,6 +297,37 @@ __device__ __forceinline__ void swar_compare_masks(const select_params &p, const
         mask[r] = swar_row_mask<T>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
 }
 
+/* Bit e set when flag byte e of a 4-, 8- or 16-byte word is not zero. */
+__device__ __forceinline__ unsigned nonzero_bits(unsigned w) { return (nonzero_top_bits(w) * 0x00204081u) >> 28; }
+__device__ __forceinline__ unsigned nonzero_bits(uint2 v) { return nonzero_bits(v.x) | nonzero_bits(v.y) << 4; }
+__device__ __forceinline__ unsigned nonzero_bits(uint4 v)
+{
+    return nonzero_bits(v.x) | nonzero_bits(v.y) << 4 | nonzero_bits(v.z) << 8 | nonzero_bits(v.w) << 12;
+}
+
+/*
+ * A warp's flags as bits: lane l holds the Items bits of its segment's
+ * items [l Items, l Items + Items) in `own`; the warp writes them as Items
+ * words at `words`, bit i of the words for item i. Word k gathers the
+ * lanes that overlap bits [32 k, 32 k + 32): 32 / Items + 1 shuffles.
+ */
+template <int Items>
+__device__ __forceinline__ void store_warp_bits(uint32_t *words, unsigned own)
+{
+    static_assert(Items % 8 == 0 && Items <= 32, "a lane's bits are whole bytes of one word at most");
+    const int lane = threadIdx.x % kWarp;
+    const int k = lane < Items ? lane : 0;
+    const int first = 32 * k / Items, skip = 32 * k - first * Items; /* the first lane, its bits before word k */
+    unsigned word = 0;
+#pragma unroll
+    for (int j = 0; j <= 32 / Items; j++) {
+        const int from = first + j, shift = j * Items - skip;
+        const unsigned v = __shfl_sync(0xffffffffu, own, from & (kWarp - 1));
+        if (from < kWarp && shift < 32) word |= shift >= 0 ? v << shift : v >> -shift;
+    }
+    if (lane < Items) words[k] = word;
+}
+
 /* A partition group's per-warp counts: [warp][tile of the group]. */
 typedef unsigned group_counts[kSelectWarps][kPartitionGroup];
 
@@ -329,8 +367,17 @@ __device__ __forceinline__ void count_group_tiles(const select_params &p, unsign
 #pragma unroll
                 for (int i = 0; i < kFlagBatch; i++) {
                     unsigned own = 0;
+                    if (p.bits) { /* the write phase reads these instead of the flags */
+                        unsigned m = 0;
 #pragma unroll
-                    for (int w = 0; w < kWords; w++) own += nonzero_bytes(v[i][w]);
+                        for (int w = 0; w < kWords; w++) m |= nonzero_bits(v[i][w]) << (w * (int)sizeof(W));
+                        own = __popc(m);
+                        const int64_t item = ((int64_t)g * G + b + i) * kTile + (int64_t)warp * L::kWarpItems;
+                        store_warp_bits<Items>(p.bits + item / 32, m);
+                    } else {
+#pragma unroll
+                        for (int w = 0; w < kWords; w++) own += nonzero_bytes(v[i][w]);
+                    }
                     const unsigned in_warp = tile::warp_all<tile::op_sum>(own);
                     if (lane == 0) counts[warp][b + i] = in_warp;
                 }
@@ -987,6 +1034,21 @@ const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
 
 unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of(select_tile((int)gp_dtype_size(t)), n); }
 
+/* Whether a persistent partition by flags of n items of t reads bits back
+ * (select_params::bits; GP_PARTITION_BITS_MIN_BYTES), and the workspace
+ * they take: n rounded up to 128 items, a bit each. */
+bool partition_reads_bits(const gp_ctx *ctx, gp_dtype t, int64_t n)
+{
+    const int hook = state(ctx)->partition_bits;
+    if (hook >= 0) return hook == 1;
+    const size_t sz = gp_dtype_size(t);
+    return sz >= 4 && (long long)sz * n >= GP_PARTITION_BITS_MIN_BYTES;
+}
+size_t partition_bits_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
+{
+    return partition_reads_bits(ctx, t, n) ? (size_t)((n + 127) / 128) * 16 : 0;
+}
+
 /*
  * Whether a partition skips the count tasks: on narrow tiles, where no
  * block of a resident grid gets more tiles than it has stages (K + 2, K
@@ -1086,11 +1148,14 @@ gp_status write_zero_count(gp_ctx *ctx, int64_t *count)
 
 /* ---------------------------------------------------------------- entry points */
 
-/* For select_kernel's tiles: the pipelined kernels' are at least as large. */
+/* The arena, for select_kernel's tiles (the pipelined kernels' are at
+ * least as large), then, where a partition by flags would read bits back,
+ * a bit an item, 16-byte aligned (after the arena, whose size is a
+ * multiple of 32). */
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     const unsigned long long tiles = tile_count(t, n);
-    return tiles > 1 ? lookback::arena_bytes(tiles) : 0;
+    return tiles > 1 ? lookback::arena_bytes(tiles) + partition_bits_bytes(ctx, t, n) : 0;
 }
 
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
@@ -1151,12 +1216,19 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             p.grid = run_tiles < resident ? (unsigned)run_tiles : resident;
             p.tickets = p.grid;
             if (one_pass) p.groups = 0;
+            /* A partition by flags reads its flags once and the bits the
+             * count phase left (select_params::bits). */
+            if (a->partition && by_flags && !one_pass && ws && partition_reads_bits(ctx, a->t, a->n)) {
+                uint8_t *bits = static_cast<uint8_t *>(ws) + lookback::arena_bytes(tiles);
+                if ((uintptr_t)bits % 16 == 0) p.bits = reinterpret_cast<uint32_t *>(bits);
+            }
             bool too_large = false;
             s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
                                 __LINE__);
             if (s != GP_STATUS_OK || !too_large) return s;
             set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block */
             p.grid = 0;
+            p.bits = NULL;
         }
     }
     GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);

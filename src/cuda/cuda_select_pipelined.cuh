@@ -35,7 +35,11 @@
  * first, as count uses (count_uses, then publish_group on a look-back
  * warp); the write uses then take their count-before from value slot 0 of
  * their tile and the total from the last group's status, with no
- * look-back, and write the kept run and the rejected run.
+ * look-back, and write the kept run and the rejected run. By flags, the
+ * count uses leave a bit an item in the workspace, and the write uses
+ * refilled after the total is known (every one from kStages on) stage
+ * those bits instead of the flags, an eighth of the bytes. The first
+ * kStages keep their flags: they are ranked while the count goes on.
  *
  * Progress: as scan_kernel_pipelined (every block resident, tiles in order).
  * A count use waits only on earlier groups, and write uses only on count
@@ -151,13 +155,31 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     __shared__ group_counts counts[kStages]; /* a partition's count uses */
     GP_DYNAMIC_SHARED(stages); /* kStages x kStageBytes */
 
+    /* Select and a one-pass partition: statuses by tile. Partition: by
+     * count group, then the write uses wait on the groups (cuda_select.cu,
+     * select_kernel). By flags, the write uses from kStages on stage the
+     * count phase's bits, not the flags (with_bits), where they exist: in
+     * whole groups. */
+    const bool one_pass = Partition && p.groups == 0, by_groups = Partition && !one_pass;
+    const bool with_bits = ByFlags && by_groups && p.bits != nullptr;
+    constexpr unsigned kBitBytes = (unsigned)(kTile / 8);
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
-    auto whole = [&p](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
+    auto whole = [&](unsigned long long tile) {
+        if (with_bits) tile = (tile / p.group + 1) * p.group - 1; /* its group's last tile */
+        return ((int64_t)tile + 1) * kTile <= p.n;
+    };
+    /* A stage's tile: its items, then its flags or (a write use from
+     * kStages on, refilled once the total is known: bits_known) its bits. */
+    bool bits_known = false;
     auto fetch = [&](unsigned long long tile, int s) {
-        stage::expect_bytes(&full[s], kStageBytes);
+        const unsigned extra = !ByFlags ? 0u : bits_known ? kBitBytes : (unsigned)kTile;
+        stage::expect_bytes(&full[s], kItemBytes + extra);
         stage::copy(items_of(s), static_cast<const T *>(p.in) + (int64_t)tile * kTile, kItemBytes, &full[s]);
-        if constexpr (ByFlags)
+        if (ByFlags && bits_known)
+            stage::copy(stages + s * kStageBytes + kItemBytes, p.bits + (int64_t)tile * (kTile / 32), kBitBytes,
+                        &full[s]);
+        else if (ByFlags)
             stage::copy(stages + s * kStageBytes + kItemBytes, p.flags + (int64_t)tile * kTile, (unsigned)kTile,
                         &full[s]);
     };
@@ -173,10 +195,6 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         }
         stage::fence_init();
     }
-    /* Select and a one-pass partition: statuses by tile. Partition: by
-     * count group, then the write uses wait on the groups (cuda_select.cu,
-     * select_kernel). */
-    const bool one_pass = Partition && p.groups == 0, by_groups = Partition && !one_pass;
     const lookback::ticket t =
         lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -300,7 +318,15 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
             tile::load_rows_shared<T, T, T, Items>(items_of(s) + warp * L::kWarpItems, x);
-            if constexpr (ByFlags) {
+            if (ByFlags && with_bits && use >= (unsigned)kStages) {
+                const uint32_t *b =
+                    reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items;
+#pragma unroll
+                for (int r = 0; r < L::R; r++) {
+                    const int i = L::index(r, lane, 0);
+                    mask[r] = b[i / 32] >> (i % 32) & ((1u << L::V) - 1u);
+                }
+            } else if constexpr (ByFlags) {
                 const uint8_t *f = stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems;
 #pragma unroll
                 for (int r = 0; r < L::R; r++) mask[r] = flag_mask<L::V, true>(f + L::index(r, lane, 0), true, L::V);
@@ -338,6 +364,16 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
          * total waits for the counts of all its tiles, and it has no more
          * tiles than stages (cuda_select.cu, one_pass_partition). */
         if (use >= K && !one_pass) finish(use - K);
+        /* Every group has written its bits once the last one is inclusive:
+         * each group's release covers its block's, and the look-back chains
+         * the groups. finish(0) waited on the look-back warp, which had
+         * acquired that; the proxy fence lets the copy engine read what this
+         * thread now sees. Every refill comes later (use > K), and the
+         * primed stages keep their flags, ranked while the count goes on. */
+        if (with_bits && use == (unsigned)K && threadIdx.x == 0) {
+            stage::fence_proxy_global();
+            bits_known = true;
+        }
     }
     sync_select_warps{}(); /* the last runs were compacted by other threads */
     for (unsigned u = one_pass ? 0 : use > K ? use - K : 0; u < use; u++) finish(u);

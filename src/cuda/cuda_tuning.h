@@ -459,6 +459,16 @@ static_assert(kPartitionGroup >= 1 && kPartitionGroup <= 32, "a group's tiles ar
 #define GP_PARTITION_GROUP_MIN_TILES 2048
 #endif
 constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
+/* A persistent partition by flags of 4- and 8-byte items whose items take
+ * at least this many bytes has its count phase leave a bit an item, which
+ * its write phase stages instead of the flags (select_params::bits). H100,
+ * bench partition, us, bits against flags: int64 2^24 117.2 / 120.0, 2^26
+ * 429.5 / 445.0, 2^28 1686 / 1750; int32 2^26 256 / 256, 2^28 952 / 963;
+ * below, int32 2^24 84.3 / 81.4 and int64 2^22 39.8 / 37.5, and u8 lost
+ * 1-3% from 2^24 (docs/perf/scan.md, round 27). */
+#ifndef GP_PARTITION_BITS_MIN_BYTES
+#define GP_PARTITION_BITS_MIN_BYTES (1ll << 27)
+#endif
 
 /* 1024 threads per SM (64 registers), 8-byte items too since they take 8
  * a thread (16 KiB tiles; with 16 they needed 768 threads, 80 registers).
