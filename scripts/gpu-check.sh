@@ -121,10 +121,13 @@ done
 # need more than ~400 tiles on the real device; capped at 5 resident blocks
 # and with no clusters, every multi-tile case of the quick suites takes that
 # path: the look-back-warp kernels (scan and selection), and the staged scan
-# without them.
+# without them; every partition by flags there reads bits back
+# (GPUPRIM_PARTITION_BITS=1, by default only large ones do).
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1 test_select-pipelined:1 test_scan-persistent:0; do
-    name=${run%:*}; hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_LOOKBACK_WARPS=${run#*:})
+    name=${run%:*}
+    hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_BITS=1
+      GPUPRIM_LOOKBACK_WARPS=${run#*:})
     step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick || san_ok=1
     step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick ||
       san_ok=1
