@@ -160,12 +160,13 @@ struct select_params {
     unsigned long long lo_bits, hi_bits; /* by comparison: keep x in [lo, hi] (compare_mask) */
     int negate;                          /* or, for NE, x not in it */
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
+    lookback::arena arena;
     /* A partition by flags past the one-pass sizes: the count phase leaves
      * a bit an item here (whole groups only, bit i of the tile's words for
      * item i) and the write phase stages those instead of the flags. NULL:
-     * none (cuda_select_pipelined.cuh). */
+     * none (cuda_select_pipelined.cuh). Last, so that the other fields
+     * keep their places and the kernels without bits their code. */
     uint32_t *bits;
-    lookback::arena arena;
 };
 
 /* mask[r]: which elements of the thread's vector in row r are kept (by the
@@ -337,7 +338,7 @@ typedef unsigned group_counts[kSelectWarps][kPartitionGroup];
  * into counts[warp][i], lane 0 writing. Tiles past the last have no valid
  * elements: they count 0.
  */
-template <class T, bool ByFlags, int G, int Items>
+template <class T, bool ByFlags, int G, int Items, bool Bits = false>
 __device__ __forceinline__ void count_group_tiles(const select_params &p, unsigned long long g, group_counts &counts)
 {
     constexpr int64_t kTile = (int64_t)kSelectThreads * Items;
@@ -367,7 +368,7 @@ __device__ __forceinline__ void count_group_tiles(const select_params &p, unsign
 #pragma unroll
                 for (int i = 0; i < kFlagBatch; i++) {
                     unsigned own = 0;
-                    if (p.bits) { /* the write phase reads these instead of the flags */
+                    if (Bits && p.bits) { /* the write phase reads these instead of the flags */
                         unsigned m = 0;
 #pragma unroll
                         for (int w = 0; w < kWords; w++) m |= nonzero_bits(v[i][w]) << (w * (int)sizeof(W));
@@ -994,7 +995,8 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
 
 /* select_kernel_pipelined on a tier's tiles: fn is NULL where a wide tier
  * would repeat the one below it, and for partitions on wider tiles. */
-lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, select_tier tier)
+lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, select_tier tier,
+                                                 bool bits)
 {
     using lookback::persistent_kernel;
     return for_select_type<persistent_kernel>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
@@ -1004,8 +1006,10 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
             constexpr int W = decltype(tier_c)::value;
             constexpr bool P = decltype(part_c)::value;
             using shape = select_pipe_shape<T, F, W>;
-            return {(const void *)select_kernel_pipelined<T, F, P, W>, (unsigned)shape::kThreads, shape::kSharedBytes,
-                    (long long)shape::kTile};
+            const void *fn = (const void *)select_kernel_pipelined<T, F, P, W>;
+            if constexpr (P && F)
+                if (bits) fn = (const void *)select_kernel_pipelined<T, F, P, W, true>;
+            return {fn, (unsigned)shape::kThreads, shape::kSharedBytes, (long long)shape::kTile};
         };
         auto of_call = [&](auto tier_c) { /* the selection's or the partition's */
             return partition ? of(tier_c, std::true_type{}) : of(tier_c, std::false_type{});
@@ -1201,9 +1205,15 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
      * arena prepared above holds statuses for either). */
     if (tiles > 1 && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
-        const lookback::persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow),
-                                          wide = select_pipelined_for(a->t, by_flags, a->partition, kWide),
-                                          wider = select_pipelined_for(a->t, by_flags, a->partition, kWider);
+        /* A partition by flags that reads bits back (partition_reads_bits)
+         * has kernels of its own: the code for the bits in the others cost
+         * int32 partitions 3-5% at 2^22-2^24 (docs/perf/scan.md, round 27). */
+        uint8_t *bits = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
+        const bool with_bits = a->partition && by_flags && ws && (uintptr_t)bits % 16 == 0 &&
+                               partition_reads_bits(ctx, a->t, a->n);
+        const lookback::persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, with_bits),
+                                          wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, with_bits),
+                                          wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, with_bits);
         /* Wider where it pays, else wide where that pays, else narrow. */
         const lookback::persistent_kernel &wide_or_wider = lookback::narrow_or_wide(ctx, wide, wider, a->n);
         const lookback::persistent_kernel &run =
@@ -1218,10 +1228,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             if (one_pass) p.groups = 0;
             /* A partition by flags reads its flags once and the bits the
              * count phase left (select_params::bits). */
-            if (a->partition && by_flags && !one_pass && ws && partition_reads_bits(ctx, a->t, a->n)) {
-                uint8_t *bits = static_cast<uint8_t *>(ws) + lookback::arena_bytes(tiles);
-                if ((uintptr_t)bits % 16 == 0) p.bits = reinterpret_cast<uint32_t *>(bits);
-            }
+            if (with_bits && !one_pass) p.bits = reinterpret_cast<uint32_t *>(bits);
             bool too_large = false;
             s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
                                 __LINE__);

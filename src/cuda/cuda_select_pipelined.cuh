@@ -117,7 +117,7 @@ struct sync_select_warps {
  * its G tiles into counts[i % kStages] and hands them to look-back warp
  * i % K (publish_group). Waits for a slot's previous use to be read first.
  */
-template <class T, bool ByFlags, int G, int Items, int kStages>
+template <class T, bool ByFlags, int G, int Items, int kStages, bool Bits>
 __device__ __forceinline__ void count_uses(const select_params &p, lookback::ticket t,
                                            group_counts (&counts)[kStages], uint64_t *counted, uint64_t *placed)
 {
@@ -126,12 +126,12 @@ __device__ __forceinline__ void count_uses(const select_params &p, lookback::tic
         if (g >= p.groups) break;
         const int s = (int)(i % kStages);
         if (i >= (unsigned)kStages) stage::wait(&placed[s], ((i - kStages) / kStages) & 1u);
-        count_group_tiles<T, ByFlags, G, Items>(p, g, counts[s]);
+        count_group_tiles<T, ByFlags, G, Items, Bits>(p, g, counts[s]);
         stage::arrive(&counted[s]);
     }
 }
 
-template <class T, bool ByFlags, bool Partition, int Tier>
+template <class T, bool ByFlags, bool Partition, int Tier, bool Bits = false>
 __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
                                   select_pipe_shape<T, ByFlags, Tier>::kBlocks)
     select_kernel_pipelined(const __grid_constant__ select_params p)
@@ -161,22 +161,22 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
      * count phase's bits, not the flags (with_bits), where they exist: in
      * whole groups. */
     const bool one_pass = Partition && p.groups == 0, by_groups = Partition && !one_pass;
-    const bool with_bits = ByFlags && by_groups && p.bits != nullptr;
+    const bool with_bits = Bits && ByFlags && by_groups && p.bits != nullptr;
     constexpr unsigned kBitBytes = (unsigned)(kTile / 8);
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
     auto whole = [&](unsigned long long tile) {
-        if (with_bits) tile = (tile / p.group + 1) * p.group - 1; /* its group's last tile */
+        if (Bits && with_bits) tile = (tile / p.group + 1) * p.group - 1; /* its group's last tile */
         return ((int64_t)tile + 1) * kTile <= p.n;
     };
     /* A stage's tile: its items, then its flags or (a write use from
      * kStages on, refilled once the total is known: bits_known) its bits. */
     bool bits_known = false;
     auto fetch = [&](unsigned long long tile, int s) {
-        const unsigned extra = !ByFlags ? 0u : bits_known ? kBitBytes : (unsigned)kTile;
+        const unsigned extra = !ByFlags ? 0u : Bits && bits_known ? kBitBytes : (unsigned)kTile;
         stage::expect_bytes(&full[s], kItemBytes + extra);
         stage::copy(items_of(s), static_cast<const T *>(p.in) + (int64_t)tile * kTile, kItemBytes, &full[s]);
-        if (ByFlags && bits_known)
+        if (Bits && ByFlags && bits_known)
             stage::copy(stages + s * kStageBytes + kItemBytes, p.bits + (int64_t)tile * (kTile / 32), kBitBytes,
                         &full[s]);
         else if (ByFlags)
@@ -261,8 +261,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     /* ------------------------------------------------------- the scan warps */
     if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
     if constexpr (Partition) {
-        if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
-        else count_uses<T, ByFlags, kPartitionGroup, Items>(p, t, counts, counted_c, placed_c);
+        if (p.group == 1) count_uses<T, ByFlags, 1, Items, kStages, Bits>(p, t, counts, counted_c, placed_c);
+        else count_uses<T, ByFlags, kPartitionGroup, Items, kStages, Bits>(p, t, counts, counted_c, placed_c);
     }
     /* A partition's use u: where its tile starts, and how many of its
      * items exist. */
@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
             tile::load_rows_shared<T, T, T, Items>(items_of(s) + warp * L::kWarpItems, x);
-            if (ByFlags && with_bits && use >= (unsigned)kStages) {
+            if (Bits && ByFlags && with_bits && use >= (unsigned)kStages) {
                 const uint32_t *b =
                     reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items;
 #pragma unroll
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
          * acquired that; the proxy fence lets the copy engine read what this
          * thread now sees. Every refill comes later (use > K), and the
          * primed stages keep their flags, ranked while the count goes on. */
-        if (with_bits && use == (unsigned)K && threadIdx.x == 0) {
+        if (Bits && with_bits && use == (unsigned)K && threadIdx.x == 0) {
             stage::fence_proxy_global();
             bits_known = true;
         }
