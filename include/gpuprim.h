@@ -394,7 +394,8 @@ GP_API gp_status gp_select_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n
  * out[count..n) the rejected items, also in their input order (CUB's
  * DevicePartition reverses the rejected part; gpuprim does not). Placing
  * the rejected items needs the total first: on CUDA the one launch counts
- * before it writes, reading the flags twice (partition_flagged) or the
+ * before it writes, reading the flags twice (partition_flagged; once, and
+ * a bit an element twice, from 128 MiB of 4- or 8-byte elements) or the
  * input twice (partition_if).
  */
 GP_API gp_status gp_partition_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n,

@@ -23,9 +23,9 @@
  * so only the count phase is paced by the look-back, over T / G statuses.
  * Bytes: partition_flagged reads the flags once and the input once and
  * writes n items, plus a bit an item written by the count tasks and read
- * back by the write tasks where the grid is persistent (select_params::bits;
- * 9.25 n for 4-byte items against the 9 n minimum; one tile a block reads
- * the flags twice, 10 n); partition_if evaluates the comparison twice, so
+ * back by the write tasks (select_params::bits; 9.25 n for 4-byte items
+ * against the 9 n minimum) from 128 MiB of 4- or 8-byte items; elsewhere it
+ * reads the flags twice (10 n); partition_if evaluates the comparison twice, so
  * it reads the input twice (12 n against 8 n). Where every tile of a resident grid has
  * a stage of its own, a partition runs in one pass instead and reads
  * everything once (one_pass_partition, below). The alternatives cost more: rejected items
