@@ -94,6 +94,14 @@ __device__ __forceinline__ unsigned nonzero_bytes(uint4 v)
 {
     return nonzero_bytes(v.x) + nonzero_bytes(v.y) + nonzero_bytes(v.z) + nonzero_bytes(v.w);
 }
+/* Bit e set when flag byte e of a 4-, 8- or 16-byte word is not zero: the
+ * top bits of nonzero_top_bits, moved to bits 0-3 by one multiply. */
+__device__ __forceinline__ unsigned nonzero_bits(unsigned w) { return (nonzero_top_bits(w) * 0x00204081u) >> 28; }
+__device__ __forceinline__ unsigned nonzero_bits(uint2 v) { return nonzero_bits(v.x) | nonzero_bits(v.y) << 4; }
+__device__ __forceinline__ unsigned nonzero_bits(uint4 v)
+{
+    return nonzero_bits(v.x) | nonzero_bits(v.y) << 4 | nonzero_bits(v.z) << 8 | nonzero_bits(v.w) << 12;
+}
 
 /* Bit e set when flag byte e of a V-byte run is not zero. */
 template <int V, bool Shared = false>
@@ -113,10 +121,9 @@ __device__ __forceinline__ unsigned flag_mask(const uint8_t *f, bool vector, int
         } else {
             w[0] = load_flags<unsigned short, Shared>(f);
         }
-        /* A word's four flags at once: each non-zero byte's top bit
-         * (nonzero_bytes), then those bits to bits 0-3 (swar_lanes<1>). */
+        /* A word's four flags at once (nonzero_bits). */
 #pragma unroll
-        for (int k = 0; k < (V + 3) / 4; k++) m |= ((nonzero_top_bits(w[k]) * 0x00204081u) >> 28) << (4 * k);
+        for (int k = 0; k < (V + 3) / 4; k++) m |= nonzero_bits(w[k]) << (4 * k);
     } else {
 #pragma unroll
         for (int e = 0; e < V; e++)
@@ -296,14 +303,6 @@ __device__ __forceinline__ void swar_compare_masks(const select_params &p, const
 #pragma unroll
     for (int r = 0; r < L::R; r++)
         mask[r] = swar_row_mask<T>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
-}
-
-/* Bit e set when flag byte e of a 4-, 8- or 16-byte word is not zero. */
-__device__ __forceinline__ unsigned nonzero_bits(unsigned w) { return (nonzero_top_bits(w) * 0x00204081u) >> 28; }
-__device__ __forceinline__ unsigned nonzero_bits(uint2 v) { return nonzero_bits(v.x) | nonzero_bits(v.y) << 4; }
-__device__ __forceinline__ unsigned nonzero_bits(uint4 v)
-{
-    return nonzero_bits(v.x) | nonzero_bits(v.y) << 4 | nonzero_bits(v.z) << 8 | nonzero_bits(v.w) << 12;
 }
 
 /*

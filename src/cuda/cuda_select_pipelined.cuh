@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
     auto whole = [&](unsigned long long tile) {
-        if (Bits && with_bits) tile = (tile / p.group + 1) * p.group - 1; /* its group's last tile */
+        if (with_bits) tile = (tile / p.group + 1) * p.group - 1; /* its group's last tile */
         return ((int64_t)tile + 1) * kTile <= p.n;
     };
     /* A stage's tile: its items, then its flags or (a write use from
@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
             tile::load_rows_shared<T, T, T, Items>(items_of(s) + warp * L::kWarpItems, x);
-            if (Bits && ByFlags && with_bits && use >= (unsigned)kStages) {
+            if (with_bits && use >= (unsigned)kStages) {
                 const uint32_t *b =
                     reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items;
 #pragma unroll
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
          * acquired that; the proxy fence lets the copy engine read what this
          * thread now sees. Every refill comes later (use > K), and the
          * primed stages keep their flags, ranked while the count goes on. */
-        if (Bits && with_bits && use == (unsigned)K && threadIdx.x == 0) {
+        if (with_bits && use == (unsigned)K && threadIdx.x == 0) {
             stage::fence_proxy_global();
             bits_known = true;
         }
