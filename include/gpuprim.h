@@ -394,9 +394,12 @@ GP_API gp_status gp_select_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n
  * out[count..n) the rejected items, also in their input order (CUB's
  * DevicePartition reverses the rejected part; gpuprim does not). Placing
  * the rejected items needs the total first: on CUDA the one launch counts
- * before it writes, reading the flags twice (partition_flagged; once, and
- * a bit an element twice, from 128 MiB of 4- or 8-byte elements) or the
- * input twice (partition_if).
+ * before it writes, reading the flags twice (partition_flagged) or the
+ * input twice (partition_if). From 64 MiB of 4- or 8-byte elements a
+ * partition by flags is counted first by a launch of its own, which reads
+ * the flags once and leaves a bit an element in the workspace for the
+ * second (gp_select_workspace_size counts those bytes for any call of
+ * that size).
  */
 GP_API gp_status gp_partition_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n,
                                       const uint8_t *flags, void *out, int64_t *count,

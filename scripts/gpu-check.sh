@@ -121,8 +121,9 @@ done
 # need more than ~400 tiles on the real device; capped at 5 resident blocks
 # and with no clusters, every multi-tile case of the quick suites takes that
 # path: the look-back-warp kernels (scan and selection), and the staged scan
-# without them; every partition by flags there reads bits back
-# (GPUPRIM_PARTITION_BITS=1, by default only large ones do).
+# without them; every partition by flags there that does not run in one
+# pass is counted first, with bits (GPUPRIM_PARTITION_BITS=1; by default
+# only those of 64 MiB of 4- or 8-byte items are).
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1 test_select-pipelined:1 test_scan-persistent:0; do
     name=${run%:*}

@@ -21,12 +21,14 @@
  * Write tasks only wait on count tasks, which hold earlier tickets and wait
  * on nothing later, so the wait cannot deadlock; and they do not look back,
  * so only the count phase is paced by the look-back, over T / G statuses.
- * Bytes: partition_flagged reads the flags once and the input once and
- * writes n items, plus a bit an item written by the count tasks and read
- * back by the write tasks (select_params::bits; 9.25 n for 4-byte items
- * against the 9 n minimum) from 128 MiB of 4- or 8-byte items; elsewhere it
- * reads the flags twice (10 n); partition_if evaluates the comparison twice, so
- * it reads the input twice (12 n against 8 n). Where every tile of a resident grid has
+ * Bytes: the flags twice (10 n for 4-byte items against the 9 n minimum);
+ * partition_if evaluates the comparison twice, so it reads the input twice
+ * (12 n against 8 n). From 64 MiB of 4- or 8-byte items a partition by
+ * flags is counted first instead: flag_bits_kernel reads the flags, writes
+ * the total and a bit an item, and the one launch after it looks back as a
+ * selection's, with the total known, staging the bits instead of the flags
+ * (9.25 n; select_params::counted_first). Its count phase no longer holds
+ * every write back. Where every tile of a resident grid has
  * a stage of its own, a partition runs in one pass instead and reads
  * everything once (one_pass_partition, below). The alternatives cost more: rejected items
  * staged in scratch and copied afterwards add 2 x the rejected bytes and a
@@ -97,7 +99,6 @@ __device__ __forceinline__ unsigned nonzero_bytes(uint4 v)
 /* Bit e set when flag byte e of a 4-, 8- or 16-byte word is not zero: the
  * top bits of nonzero_top_bits, moved to bits 0-3 by one multiply. */
 __device__ __forceinline__ unsigned nonzero_bits(unsigned w) { return (nonzero_top_bits(w) * 0x00204081u) >> 28; }
-__device__ __forceinline__ unsigned nonzero_bits(uint2 v) { return nonzero_bits(v.x) | nonzero_bits(v.y) << 4; }
 __device__ __forceinline__ unsigned nonzero_bits(uint4 v)
 {
     return nonzero_bits(v.x) | nonzero_bits(v.y) << 4 | nonzero_bits(v.z) << 8 | nonzero_bits(v.w) << 12;
@@ -168,12 +169,13 @@ struct select_params {
     int negate;                          /* or, for NE, x not in it */
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
     lookback::arena arena;
-    /* A partition by flags past the one-pass sizes: the count phase leaves
-     * a bit an item here (whole groups only, bit i of the tile's words for
-     * item i) and the write phase stages those instead of the flags. NULL:
-     * none (cuda_select_pipelined.cuh). Last, so that the other fields
-     * keep their places and the kernels without bits their code. */
+    /* A partition by flags counted first (below): the bits flag_bits_kernel
+     * left (bit i of the tile's words for item i), which the Bits kernels
+     * stage instead of the flags; NULL: none. The total is then already in
+     * *count, and the tiles look back as a selection's. Last, so that the
+     * other fields keep their places and the other kernels their code. */
     uint32_t *bits;
+    int counted_first;
 };
 
 /* mask[r]: which elements of the thread's vector in row r are kept (by the
@@ -305,29 +307,6 @@ __device__ __forceinline__ void swar_compare_masks(const select_params &p, const
         mask[r] = swar_row_mask<T>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
 }
 
-/*
- * A warp's flags as bits: lane l holds the Items bits of its segment's
- * items [l Items, l Items + Items) in `own`; the warp writes them as Items
- * words at `words`, bit i of the words for item i. Word k gathers the
- * lanes that overlap bits [32 k, 32 k + 32): 32 / Items + 1 shuffles.
- */
-template <int Items>
-__device__ __forceinline__ void store_warp_bits(uint32_t *words, unsigned own)
-{
-    static_assert(Items % 8 == 0 && Items <= 32, "a lane's bits are whole bytes of one word at most");
-    const int lane = threadIdx.x % kWarp;
-    const int k = lane < Items ? lane : 0;
-    const int first = 32 * k / Items, skip = 32 * k - first * Items; /* the first lane, its bits before word k */
-    unsigned word = 0;
-#pragma unroll
-    for (int j = 0; j <= 32 / Items; j++) {
-        const int from = first + j, shift = j * Items - skip;
-        const unsigned v = __shfl_sync(0xffffffffu, own, from & (kWarp - 1));
-        if (from < kWarp && shift < 32) word |= shift >= 0 ? v << shift : v >> -shift;
-    }
-    if (lane < Items) words[k] = word;
-}
-
 /* A partition group's per-warp counts: [warp][tile of the group]. */
 typedef unsigned group_counts[kSelectWarps][kPartitionGroup];
 
@@ -337,7 +316,7 @@ typedef unsigned group_counts[kSelectWarps][kPartitionGroup];
  * into counts[warp][i], lane 0 writing. Tiles past the last have no valid
  * elements: they count 0.
  */
-template <class T, bool ByFlags, int G, int Items, bool Bits = false>
+template <class T, bool ByFlags, int G, int Items>
 __device__ __forceinline__ void count_group_tiles(const select_params &p, unsigned long long g, group_counts &counts)
 {
     constexpr int64_t kTile = (int64_t)kSelectThreads * Items;
@@ -367,17 +346,8 @@ __device__ __forceinline__ void count_group_tiles(const select_params &p, unsign
 #pragma unroll
                 for (int i = 0; i < kFlagBatch; i++) {
                     unsigned own = 0;
-                    if (Bits && p.bits) { /* the write phase reads these instead of the flags */
-                        unsigned m = 0;
 #pragma unroll
-                        for (int w = 0; w < kWords; w++) m |= nonzero_bits(v[i][w]) << (w * (int)sizeof(W));
-                        own = __popc(m);
-                        const int64_t item = ((int64_t)g * G + b + i) * kTile + (int64_t)warp * L::kWarpItems;
-                        store_warp_bits<Items>(p.bits + item / 32, m);
-                    } else {
-#pragma unroll
-                        for (int w = 0; w < kWords; w++) own += nonzero_bytes(v[i][w]);
-                    }
+                    for (int w = 0; w < kWords; w++) own += nonzero_bytes(v[i][w]);
                     const unsigned in_warp = tile::warp_all<tile::op_sum>(own);
                     if (lane == 0) counts[warp][b + i] = in_warp;
                 }
@@ -558,6 +528,105 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
         else out[rejected_base + (i - (int)kept)] = stage[i];
     }
 }
+
+} // namespace
+} // namespace gp_cuda
+
+
+namespace gp_cuda {
+namespace {
+
+/*
+ * A partition by flags, counted first (select_params::counted_first): counts
+ * the nonzero flags into *count and leaves a bit an item in `bits` (bit j
+ * of word w for item 32 w + j; whole words only: the last n % 32 items are
+ * counted but get no bits, and only whole tiles read bits), so that the
+ * partition's kernel stages an eighth of the flags' bytes and knows the
+ * total from its start. Each block's count goes to partials[block]; the
+ * block that takes the last ticket adds them, writes *count and sets the
+ * ticket back to 0 (count_kernel's scheme, on the same counter; launches on
+ * one stream never overlap). flags 16-byte aligned.
+ */
+constexpr int kFlagBitsThreads = 256;
+constexpr int kFlagBitsBlocksPerSm = 4; /* 4 x 256 threads x 64 bytes: 64 KiB of loads in flight an SM */
+
+struct flag_bits_params {
+    const uint8_t *flags;
+    int64_t n;
+    uint32_t *bits;
+    unsigned long long *partials; /* a slot a block */
+    unsigned *ticket;             /* 0 between launches */
+    int64_t *count;
+};
+
+struct flag_bits_sum {
+    template <class A> __device__ static A combine(A a, A b) { return a + b; }
+    template <class A> __device__ static A identity() { return A(0); }
+};
+
+#ifndef GP_CUDA_EMULATE
+__device__ __forceinline__ uint32_t flag_word(const uint4 *f, int64_t w)
+{
+    return nonzero_bits(load_stream<0>(f + 2 * w)) | nonzero_bits(load_stream<0>(f + 2 * w + 1)) << 16;
+}
+
+__global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __grid_constant__ flag_bits_params p)
+{
+    const int64_t words = p.n / 32, stride = (int64_t)gridDim.x * kFlagBitsThreads;
+    const uint4 *f = reinterpret_cast<const uint4 *>(p.flags);
+    unsigned long long c = 0;
+    int64_t w = (int64_t)blockIdx.x * kFlagBitsThreads + threadIdx.x;
+    for (; w + stride < words; w += 2 * stride) { /* two words a round: four 16-byte loads in flight */
+        const uint32_t m0 = flag_word(f, w), m1 = flag_word(f, w + stride);
+        p.bits[w] = m0;
+        p.bits[w + stride] = m1;
+        c += (unsigned)(__popc(m0) + __popc(m1));
+    }
+    if (w < words) {
+        const uint32_t m = flag_word(f, w);
+        p.bits[w] = m;
+        c += (unsigned)__popc(m);
+    }
+    if (blockIdx.x == 0 && (int64_t)threadIdx.x < p.n - 32 * words) c += p.flags[32 * words + threadIdx.x] != 0;
+    c = block_reduce<flag_bits_sum, kFlagBitsThreads>(c);
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) *p.count = (int64_t)c;
+        return;
+    }
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        p.partials[blockIdx.x] = c;
+        __threadfence(); /* the partial is visible before the ticket is */
+        last = atomicAdd(p.ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads(); /* also orders block_reduce's shared slots for the call below */
+    if (!last) return;
+    __threadfence();
+    unsigned long long sum = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += kFlagBitsThreads) sum += __ldcg(p.partials + b);
+    sum = block_reduce<flag_bits_sum, kFlagBitsThreads>(sum);
+    if (threadIdx.x == 0) {
+        *p.count = (int64_t)sum;
+        *p.ticket = 0;
+    }
+}
+#else
+/* The CPU emulation (tests/emu) checks the partition's kernel, not this
+ * one: one thread writes what it would, serially (grid 1, flag_bits_grid). */
+void flag_bits_kernel(const flag_bits_params p)
+{
+    if (threadIdx.x != 0) return;
+    int64_t c = 0;
+    for (int64_t i = 0; i < p.n; i++) {
+        c += p.flags[i] != 0;
+        if (i / 32 < p.n / 32) {
+            if (i % 32 == 0) p.bits[i / 32] = 0;
+            p.bits[i / 32] |= (uint32_t)(p.flags[i] != 0) << (i % 32);
+        }
+    }
+    *p.count = c;
+}
+#endif
 
 } // namespace
 } // namespace gp_cuda
@@ -1037,19 +1106,31 @@ const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
 
 unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of(select_tile((int)gp_dtype_size(t)), n); }
 
-/* Whether a persistent partition by flags of n items of t reads bits back
- * (select_params::bits; GP_PARTITION_BITS_MIN_BYTES), and the workspace
- * they take: n rounded up to 128 items, a bit each. */
-bool partition_reads_bits(const gp_ctx *ctx, gp_dtype t, int64_t n)
+/* Whether a persistent partition by flags of n items of t is counted first
+ * (flag_bits_kernel, then select_kernel_pipelined with the total and the
+ * bits: GP_PARTITION_COUNT_FIRST_MIN_BYTES), and the workspace that takes
+ * after the arena: n rounded up to 128 items, a bit each, then a partial
+ * count a block of flag_bits_kernel. */
+bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     const int hook = state(ctx)->partition_bits;
     if (hook >= 0) return hook == 1;
     const size_t sz = gp_dtype_size(t);
-    return sz >= 4 && (long long)sz * n >= GP_PARTITION_BITS_MIN_BYTES;
+    return sz >= 4 && (long long)sz * n >= GP_PARTITION_COUNT_FIRST_MIN_BYTES;
+}
+unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
+{
+#ifdef GP_CUDA_EMULATE
+    return 1;
+#endif
+    const long long want = (n / 32 + 2 * kFlagBitsThreads - 1) / (2 * kFlagBitsThreads);
+    const long long cap = (long long)state(ctx)->sm_count * kFlagBitsBlocksPerSm;
+    return (unsigned)(want < 1 ? 1 : want < cap ? want : cap);
 }
 size_t partition_bits_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
-    return partition_reads_bits(ctx, t, n) ? (size_t)((n + 127) / 128) * 16 : 0;
+    if (!partition_counts_first(ctx, t, n)) return 0;
+    return (size_t)((n + 127) / 128) * 16 + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long);
 }
 
 /*
@@ -1152,9 +1233,9 @@ gp_status write_zero_count(gp_ctx *ctx, int64_t *count)
 /* ---------------------------------------------------------------- entry points */
 
 /* The arena, for select_kernel's tiles (the pipelined kernels' are at
- * least as large), then, where a partition by flags would read bits back,
- * a bit an item, 16-byte aligned (after the arena, whose size is a
- * multiple of 32). */
+ * least as large), then, where a partition by flags would be counted
+ * first, a bit an item, 16-byte aligned (after the arena, whose size is a
+ * multiple of 32), and flag_bits_kernel's partial counts. */
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     const unsigned long long tiles = tile_count(t, n);
@@ -1204,37 +1285,58 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
      * arena prepared above holds statuses for either). */
     if (tiles > 1 && state(ctx)->lookback_warps && (uintptr_t)a->in % 16 == 0 &&
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
-        /* A partition by flags that reads bits back (partition_reads_bits)
-         * has kernels of its own: the code for the bits in the others cost
+        /* A partition by flags counted first (partition_counts_first) has
+         * kernels of its own: the code for the bits in the others cost
          * int32 partitions 3-5% at 2^22-2^24 (docs/perf/scan.md, round 27). */
         uint8_t *bits = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
-        const bool with_bits = a->partition && by_flags && ws && (uintptr_t)bits % 16 == 0 &&
-                               partition_reads_bits(ctx, a->t, a->n);
-        const lookback::persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, with_bits),
-                                          wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, with_bits),
-                                          wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, with_bits);
-        /* Wider where it pays, else wide where that pays, else narrow. */
-        const lookback::persistent_kernel &wide_or_wider = lookback::narrow_or_wide(ctx, wide, wider, a->n);
-        const lookback::persistent_kernel &run =
-            &wide_or_wider == &wider ? wider : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
-        const unsigned long long run_tiles = lookback::tiles_of(run.tile, a->n);
-        const unsigned resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
-        const bool one_pass = a->partition && one_pass_partition(run.fn == narrow.fn, run_tiles, resident);
+        bool count_first = a->partition && by_flags && ws && (uintptr_t)bits % 16 == 0 &&
+                           partition_counts_first(ctx, a->t, a->n);
+        lookback::persistent_kernel run;
+        unsigned long long run_tiles = 0;
+        unsigned resident = 0;
+        bool one_pass = false;
+        for (;;) { /* once, or twice where a partition counted first would run in one pass */
+            const lookback::persistent_kernel
+                narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, count_first),
+                wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, count_first),
+                wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, count_first);
+            /* Wider where it pays, else wide where that pays, else narrow. */
+            const lookback::persistent_kernel &wide_or_wider = lookback::narrow_or_wide(ctx, wide, wider, a->n);
+            run = &wide_or_wider == &wider ? wider : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
+            run_tiles = lookback::tiles_of(run.tile, a->n);
+            resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
+            one_pass = a->partition && one_pass_partition(run.fn == narrow.fn, run_tiles, resident);
+            if (!(one_pass && count_first)) break;
+            count_first = false;
+        }
         if (resident > 0 && (run_tiles > resident || one_pass)) {
             set_tiles(p, a->partition, run_tiles);
             p.grid = run_tiles < resident ? (unsigned)run_tiles : resident;
             p.tickets = p.grid;
             if (one_pass) p.groups = 0;
-            /* A partition by flags reads its flags once and the bits the
-             * count phase left (select_params::bits). */
-            if (with_bits && !one_pass) p.bits = reinterpret_cast<uint32_t *>(bits);
+            if (count_first) { /* the total and the bits first; statuses by tile */
+                flag_bits_params f;
+                f.flags = a->flags;
+                f.n = a->n;
+                f.bits = reinterpret_cast<uint32_t *>(bits);
+                f.partials = reinterpret_cast<unsigned long long *>(bits + (size_t)((a->n + 127) / 128) * 16);
+                f.ticket = state(ctx)->reduce_counter;
+                f.count = a->count;
+                void *fargs[] = {&f};
+                GP_CUDA_LAUNCH(ctx, flag_bits_kernel, "flag_bits_kernel", flag_bits_grid(ctx, a->n),
+                               (unsigned)kFlagBitsThreads, fargs);
+                p.groups = 0;
+                p.counted_first = 1;
+                p.bits = f.bits;
+            }
             bool too_large = false;
             s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
                                 __LINE__);
             if (s != GP_STATUS_OK || !too_large) return s;
-            set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block */
+            set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block, counted again */
             p.grid = 0;
             p.bits = NULL;
+            p.counted_first = 0;
         }
     }
     GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);

@@ -35,11 +35,12 @@
  * first, as count uses (count_uses, then publish_group on a look-back
  * warp); the write uses then take their count-before from value slot 0 of
  * their tile and the total from the last group's status, with no
- * look-back, and write the kept run and the rejected run. By flags, the
- * count uses leave a bit an item in the workspace, and the write uses
- * refilled after the total is known (every one from kStages on) stage
- * those bits instead of the flags, an eighth of the bytes. The first
- * kStages keep their flags: they are ranked while the count goes on.
+ * look-back, and write the kept run and the rejected run. Counted first
+ * (select_params::counted_first: large partitions by flags), a kernel
+ * launched before this one has written the total to *count and a bit an
+ * item to p.bits; every use then looks back as a selection's does, writes
+ * both runs K uses later, and (the Bits kernels) stages the bits instead
+ * of the flags, an eighth of the bytes.
  *
  * Progress: as scan_kernel_pipelined (every block resident, tiles in order).
  * A count use waits only on earlier groups, and write uses only on count
@@ -117,7 +118,7 @@ struct sync_select_warps {
  * its G tiles into counts[i % kStages] and hands them to look-back warp
  * i % K (publish_group). Waits for a slot's previous use to be read first.
  */
-template <class T, bool ByFlags, int G, int Items, int kStages, bool Bits>
+template <class T, bool ByFlags, int G, int Items, int kStages>
 __device__ __forceinline__ void count_uses(const select_params &p, lookback::ticket t,
                                            group_counts (&counts)[kStages], uint64_t *counted, uint64_t *placed)
 {
@@ -126,7 +127,7 @@ __device__ __forceinline__ void count_uses(const select_params &p, lookback::tic
         if (g >= p.groups) break;
         const int s = (int)(i % kStages);
         if (i >= (unsigned)kStages) stage::wait(&placed[s], ((i - kStages) / kStages) & 1u);
-        count_group_tiles<T, ByFlags, G, Items, Bits>(p, g, counts[s]);
+        count_group_tiles<T, ByFlags, G, Items>(p, g, counts[s]);
         stage::arrive(&counted[s]);
     }
 }
@@ -155,28 +156,23 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     __shared__ group_counts counts[kStages]; /* a partition's count uses */
     GP_DYNAMIC_SHARED(stages); /* kStages x kStageBytes */
 
-    /* Select and a one-pass partition: statuses by tile. Partition: by
-     * count group, then the write uses wait on the groups (cuda_select.cu,
-     * select_kernel). By flags, the write uses from kStages on stage the
-     * count phase's bits, not the flags (with_bits), where they exist: in
-     * whole groups. */
-    const bool one_pass = Partition && p.groups == 0, by_groups = Partition && !one_pass;
-    const bool with_bits = Bits && ByFlags && by_groups && p.bits != nullptr;
+    /* Select, a one-pass partition and one counted first: statuses by
+     * tile. Other partitions: by count group, then the write uses wait on
+     * the groups (cuda_select.cu, select_kernel). Counted first, the Bits
+     * kernels stage bits for every whole tile, not flags (with_bits). */
+    const bool counted_first = Partition && p.counted_first;
+    const bool one_pass = Partition && p.groups == 0 && !counted_first, by_groups = Partition && p.groups != 0;
+    const bool with_bits = Bits && ByFlags && counted_first && p.bits != nullptr;
     constexpr unsigned kBitBytes = (unsigned)(kTile / 8);
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
-    auto whole = [&](unsigned long long tile) {
-        if (with_bits) tile = (tile / p.group + 1) * p.group - 1; /* its group's last tile */
-        return ((int64_t)tile + 1) * kTile <= p.n;
-    };
-    /* A stage's tile: its items, then its flags or (a write use from
-     * kStages on, refilled once the total is known: bits_known) its bits. */
-    bool bits_known = false;
+    auto whole = [&](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
+    /* A stage's tile: its items, then its flags or its bits. */
     auto fetch = [&](unsigned long long tile, int s) {
-        const unsigned extra = !ByFlags ? 0u : Bits && bits_known ? kBitBytes : (unsigned)kTile;
+        const unsigned extra = !ByFlags ? 0u : with_bits ? kBitBytes : (unsigned)kTile;
         stage::expect_bytes(&full[s], kItemBytes + extra);
         stage::copy(items_of(s), static_cast<const T *>(p.in) + (int64_t)tile * kTile, kItemBytes, &full[s]);
-        if (Bits && ByFlags && bits_known)
+        if (with_bits)
             stage::copy(stages + s * kStageBytes + kItemBytes, p.bits + (int64_t)tile * (kTile / 32), kBitBytes,
                         &full[s]);
         else if (ByFlags)
@@ -214,6 +210,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         }
         unsigned long long total = 0;
         if (by_groups && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
+        if (counted_first && lane == 0) total = (unsigned long long)*p.count; /* the count kernel's, launched before */
         unsigned use = warp - kSelectWarps;
         for (;; use += K) {
             const unsigned long long tile = t.index + tile_of(use);
@@ -240,15 +237,16 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
             }
             if (lane == 0) {
                 lookback::publish_payload(ar, tile, t.epoch, lookback::kInclusive, before + kept);
-                if (tile == p.tiles - 1) *p.count = (int64_t)(before + kept);
+                if (tile == p.tiles - 1 && !counted_first) *p.count = (int64_t)(before + kept);
                 before_of[s] = before;
-                if (!Partition) stage::arrive(&placed[s]);
+                if (counted_first) total_of[s] = total;
+                if (!Partition || counted_first) stage::arrive(&placed[s]);
             }
         }
         /* A one-pass partition: every use of this warp has published its
          * count; the last tile's inclusive count is the total, which the
          * rejected runs need. */
-        if (Partition && !by_groups && lane == 0) {
+        if (one_pass && lane == 0) {
             total = lookback::wait_for(ar, p.tiles - 1, t.epoch, lookback::kInclusive);
             for (unsigned u = warp - kSelectWarps; u < use; u += K) {
                 total_of[u % kStages] = total;
@@ -261,8 +259,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     /* ------------------------------------------------------- the scan warps */
     if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
     if constexpr (Partition) {
-        if (p.group == 1) count_uses<T, ByFlags, 1, Items, kStages, Bits>(p, t, counts, counted_c, placed_c);
-        else count_uses<T, ByFlags, kPartitionGroup, Items, kStages, Bits>(p, t, counts, counted_c, placed_c);
+        if (p.group == 1) count_uses<T, ByFlags, 1, Items, kStages>(p, t, counts, counted_c, placed_c);
+        else count_uses<T, ByFlags, kPartitionGroup, Items, kStages>(p, t, counts, counted_c, placed_c);
     }
     /* A partition's use u: where its tile starts, and how many of its
      * items exist. */
@@ -318,7 +316,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
             tile::load_rows_shared<T, T, T, Items>(items_of(s) + warp * L::kWarpItems, x);
-            if (with_bits && use >= (unsigned)kStages) {
+            if (with_bits) {
                 const uint32_t *b =
                     reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items;
 #pragma unroll
@@ -354,7 +352,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */
         if (threadIdx.x == 0) {
             kept_of[s] = kept;
-            if ((!Partition || one_pass) && GP_EARLY_AGGREGATE && tile != 0)
+            if (!by_groups && GP_EARLY_AGGREGATE && tile != 0)
                 lookback::publish_payload(p.arena, tile, t.epoch, lookback::kAggregate, kept);
         }
         stage::arrive(&counted[s]);
@@ -364,16 +362,6 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
          * total waits for the counts of all its tiles, and it has no more
          * tiles than stages (cuda_select.cu, one_pass_partition). */
         if (use >= K && !one_pass) finish(use - K);
-        /* Every group has written its bits once the last one is inclusive:
-         * each group's release covers its block's, and the look-back chains
-         * the groups. finish(0) waited on the look-back warp, which had
-         * acquired that; the proxy fence lets the copy engine read what this
-         * thread now sees. Every refill comes later (use > K), and the
-         * primed stages keep their flags, ranked while the count goes on. */
-        if (with_bits && use == (unsigned)K && threadIdx.x == 0) {
-            stage::fence_proxy_global();
-            bits_known = true;
-        }
     }
     sync_select_warps{}(); /* the last runs were compacted by other threads */
     for (unsigned u = one_pass ? 0 : use > K ? use - K : 0; u < use; u++) finish(u);

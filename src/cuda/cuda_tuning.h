@@ -460,14 +460,16 @@ static_assert(kPartitionGroup >= 1 && kPartitionGroup <= 32, "a group's tiles ar
 #endif
 constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 /* A persistent partition by flags of 4- and 8-byte items whose items take
- * at least this many bytes has its count phase leave a bit an item, which
- * its write phase stages instead of the flags (select_params::bits). H100,
- * bench partition, us, bits against flags: int64 2^24 117.2 / 120.0, 2^26
- * 429.5 / 445.0, 2^28 1686 / 1750; int32 2^26 256 / 256, 2^28 952 / 963;
- * below, int32 2^24 84.3 / 81.4 and int64 2^22 39.8 / 37.5, and u8 lost
- * 1-3% from 2^24 (docs/perf/scan.md, round 27). */
-#ifndef GP_PARTITION_BITS_MIN_BYTES
-#define GP_PARTITION_BITS_MIN_BYTES (1ll << 27)
+ * at least this many bytes is counted first: flag_bits_kernel writes the
+ * total and a bit an item, then the partition's kernel looks back as a
+ * selection's and stages the bits instead of the flags
+ * (select_params::counted_first). H100, bench partition, us, counted first
+ * against the count phase inside (docs/perf/scan.md, round 28): int32 2^24
+ * 71.3 / 81.9, 2^26 240 / 254, 2^28 912 / 944; int64 2^24 113 / 118, 2^26
+ * 410 / 431, 2^28 1599 / 1690; int64 2^22 (32 MiB) 39.3 / 37.7, and u8
+ * (counted without bits) lost 1-5% from 2^24. */
+#ifndef GP_PARTITION_COUNT_FIRST_MIN_BYTES
+#define GP_PARTITION_COUNT_FIRST_MIN_BYTES (1ll << 26)
 #endif
 
 /* 1024 threads per SM (64 registers), 8-byte items too since they take 8

@@ -7,7 +7,8 @@
 #include <vector>
 
 static const int registered = (gp_emu::register_thunk("select_kernel", gp_emu::call_kernel<gp_cuda::select_params>),
-                               gp_emu::register_thunk("filter_kernel", gp_emu::call_kernel<gp_cuda::filter_params>), 0);
+                               gp_emu::register_thunk("filter_kernel", gp_emu::call_kernel<gp_cuda::filter_params>),
+                               gp_emu::register_thunk("flag_bits_kernel", gp_emu::call_kernel<gp_cuda::flag_bits_params>), 0);
 
 /*
  * The comparisons of select-if against C's own operators: set_range's

@@ -116,7 +116,10 @@ static gp_ctx make_ctx()
     c.alloc.free = host_free;
     c.have_user_ws = ++g_calls % 3 == 0;
     g_state.lookback_warps = g_calls % 2 == 0; /* persistent scans and selections: both kernels */
-    g_state.partition_bits = 1; /* the sizes are small: the bits' path wherever it applies */
+    /* Of the calls with look-back warps, every other one counts a
+     * partition by flags first (with bits) wherever it runs persistent and
+     * not in one pass; the others count inside (the sizes are small). */
+    g_state.partition_bits = (int)(g_calls / 2 % 2);
     /* The filter's chunks: 4 blocks (one "SM"), then 2 and 1 (the test
      * hook), so chunks of one tile and of many run. */
     g_state.sm_count = 1;
@@ -391,10 +394,12 @@ int main(int argc, char **argv)
                     select_case(kind, t, n, p, cmp, 0);
                 }
                 if (si == 4 || si == 8) select_case(kind, t, n, 0, GP_CMP_LT, 5);
-                /* Again, so that both kernels take it (make_ctx alternates
-                 * them): the largest partition by flags is the one whose
-                 * groups are whole, where the write uses read bits. */
-                if (si == 8 && kind == K_PART_FLAGS) select_case(kind, t, n, 0, GP_CMP_LT, 0);
+                /* Three times more, so that both kernels take it, and the
+                 * pipelined one both counted first and counting inside
+                 * (make_ctx alternates them): the largest partition by flags
+                 * is the one whose count groups are whole. */
+                if (si == 8 && kind == K_PART_FLAGS)
+                    for (int again = 0; again < 3; again++) select_case(kind, t, n, 0, GP_CMP_LT, 0);
             }
         }
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
