@@ -201,6 +201,12 @@ __device__ __forceinline__ T warp_reduce(T v)
     }
 }
 
+/* Addition for block_reduce. */
+struct sum_op {
+    template <class T> __device__ static T combine(T a, T b) { return a + b; }
+    template <class T> __device__ static T identity() { return T(0); }
+};
+
 /*
  * Combines v across a block of Threads threads; the total is valid in
  * thread 0. Every thread of the block must call it. Two calls in a row need

@@ -158,11 +158,6 @@ __device__ __forceinline__ unsigned simd_count_bits(const uint4 &w, unsigned spl
            __popc(simd_mask<T, Cmp>(w.z, splat)) + __popc(simd_mask<T, Cmp>(w.w, splat));
 }
 
-struct sum_op {
-    template <class T> __device__ static T combine(T a, T b) { return a + b; }
-    template <class T> __device__ static T identity() { return T(0); }
-};
-
 /*
  * Counts (x cmp value). Each block's count goes to partials[block]; the
  * block that takes the last ticket sums them, writes *out and resets the

@@ -559,11 +559,6 @@ struct flag_bits_params {
     int64_t *count;
 };
 
-struct flag_bits_sum {
-    template <class A> __device__ static A combine(A a, A b) { return a + b; }
-    template <class A> __device__ static A identity() { return A(0); }
-};
-
 #ifndef GP_CUDA_EMULATE
 __device__ __forceinline__ uint32_t flag_word(const uint4 *f, int64_t w)
 {
@@ -588,7 +583,7 @@ __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __gri
         c += (unsigned)__popc(m);
     }
     if (blockIdx.x == 0 && (int64_t)threadIdx.x < p.n - 32 * words) c += p.flags[32 * words + threadIdx.x] != 0;
-    c = block_reduce<flag_bits_sum, kFlagBitsThreads>(c);
+    c = block_reduce<sum_op, kFlagBitsThreads>(c);
     if (gridDim.x == 1) {
         if (threadIdx.x == 0) *p.count = (int64_t)c;
         return;
@@ -604,7 +599,7 @@ __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __gri
     __threadfence();
     unsigned long long sum = 0;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += kFlagBitsThreads) sum += __ldcg(p.partials + b);
-    sum = block_reduce<flag_bits_sum, kFlagBitsThreads>(sum);
+    sum = block_reduce<sum_op, kFlagBitsThreads>(sum);
     if (threadIdx.x == 0) {
         *p.count = (int64_t)sum;
         *p.ticket = 0;

@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     constexpr unsigned kBitBytes = (unsigned)(kTile / 8);
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
-    auto whole = [&](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
+    auto whole = [&p](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
     /* A stage's tile: its items, then its flags or its bits. */
     auto fetch = [&](unsigned long long tile, int s) {
         const unsigned extra = !ByFlags ? 0u : with_bits ? kBitBytes : (unsigned)kTile;
@@ -259,8 +259,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     /* ------------------------------------------------------- the scan warps */
     if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
     if constexpr (Partition) {
-        if (p.group == 1) count_uses<T, ByFlags, 1, Items, kStages>(p, t, counts, counted_c, placed_c);
-        else count_uses<T, ByFlags, kPartitionGroup, Items, kStages>(p, t, counts, counted_c, placed_c);
+        if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
+        else count_uses<T, ByFlags, kPartitionGroup, Items>(p, t, counts, counted_c, placed_c);
     }
     /* A partition's use u: where its tile starts, and how many of its
      * items exist. */

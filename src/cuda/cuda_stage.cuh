@@ -44,7 +44,6 @@ __device__ __forceinline__ void barrier_init(uint64_t *bar, unsigned count = 1)
     *bar = (uint64_t)count << 16 | count;
 }
 __device__ __forceinline__ void fence_init() {}
-__device__ __forceinline__ void fence_proxy_global() {}
 __device__ __forceinline__ void arrive(uint64_t *bar)
 {
     if ((*bar & 0xffffu) > 1) {
@@ -91,11 +90,6 @@ __device__ __forceinline__ void sync_threads()
 
 /* Makes the initialised barriers visible to the copy engine. */
 __device__ __forceinline__ void fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
-
-/* One thread, after an acquire that made other threads' global writes
- * visible to it and before copies that read them: the copy engine reads
- * through the async proxy, which the acquire alone does not order. */
-__device__ __forceinline__ void fence_proxy_global() { asm volatile("fence.proxy.async.global;" ::: "memory"); }
 
 /* One thread, before the copies of one stage use: arrives on `bar`,
  * whose phase then also waits for `bytes` (the copies' total) to land. The
