@@ -5,6 +5,7 @@
  *   select            gp_select_flagged        vs cub::DeviceSelect::Flagged     (about half the flags set)
  *   select-if         gp_select_if(x < mid)    vs cub::DeviceSelect::If          (about half pass)
  *   partition         gp_partition_flagged     vs cub::DevicePartition::Flagged  (about half the flags set)
+ *   partition-if      gp_partition_if(x < mid) vs cub::DevicePartition::If       (about half pass)
  *   filter            gp_filter_running_max    vs seed 002's pipeline: InclusiveScan(max) + a flag kernel
  *                     + DevicePartition::Flagged, on random data
  *   filter-ascending  the same on mostly ascending data (i/2 + noise in [-4, 4))
@@ -74,7 +75,7 @@ __global__ void fill_ascending_kernel(unsigned char *base, size_t stride, int64_
 
 /* ------------------------------------------------------------- one point */
 
-enum kind { K_SCAN, K_SELECT, K_SELECT_IF, K_PARTITION, K_FILTER, K_FILTER_ASC, K_FILTER_CPU };
+enum kind { K_SCAN, K_SELECT, K_SELECT_IF, K_PARTITION, K_PARTITION_IF, K_FILTER, K_FILTER_ASC, K_FILTER_CPU };
 
 struct bufs {
     gpb_arena arena = {};
@@ -157,8 +158,8 @@ static int compare(const gpb_env *env, const gpb_spec *s, const char *what, cons
 
 static const char *kind_name(kind k)
 {
-    static const char *const names[] = {"scan", "select", "select-if", "partition", "filter", "filter-ascending",
-                                        "filter-vs-cpu"};
+    static const char *const names[] = {"scan",   "select",           "select-if",    "partition", "partition-if",
+                                        "filter", "filter-ascending", "filter-vs-cpu"};
     return names[k];
 }
 
@@ -188,6 +189,9 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     case K_SELECT: GPB_CU(cub::DeviceSelect::Flagged(nullptr, temp_bytes, nt, nf, no, nc, n, rt->stream)); break;
     case K_SELECT_IF: GPB_CU(cub::DeviceSelect::If(nullptr, temp_bytes, nt, no, nc, n, below<T>{mid}, rt->stream)); break;
     case K_PARTITION: GPB_CU(cub::DevicePartition::Flagged(nullptr, temp_bytes, nt, nf, no, nc, n, rt->stream)); break;
+    case K_PARTITION_IF:
+        GPB_CU(cub::DevicePartition::If(nullptr, temp_bytes, nt, no, nc, n, below<T>{mid}, rt->stream));
+        break;
     default:
         if (gpb_filter_pipeline_temp_bytes<T>(n, &temp_bytes, rt->stream) != GPB_OK) return GPB_ERROR;
         break;
@@ -238,6 +242,9 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
         case K_SELECT: st = gp_select_flagged(env->ctx, in, s->dtype, n, flags_of(in), gp_out, gp_count, NULL); break;
         case K_SELECT_IF: st = gp_select_if(env->ctx, in, s->dtype, n, GP_CMP_LT, &mid, gp_out, gp_count, NULL); break;
         case K_PARTITION: st = gp_partition_flagged(env->ctx, in, s->dtype, n, flags_of(in), gp_out, gp_count, NULL); break;
+        case K_PARTITION_IF:
+            st = gp_partition_if(env->ctx, in, s->dtype, n, GP_CMP_LT, &mid, gp_out, gp_count, NULL);
+            break;
         default: st = gp_filter_running_max(env->ctx, in, s->dtype, n, 0, gp_out, gp_count, NULL); break;
         }
         return st == GP_STATUS_OK ? GPB_OK : gp_fail(env, kind_name(k), s, st);
@@ -255,6 +262,9 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
             break;
         case K_PARTITION:
             GPB_CU(cub::DevicePartition::Flagged(b->cub_temp, tb, x, flags_of(in), peer_out, cub_count, n, rt->stream));
+            break;
+        case K_PARTITION_IF:
+            GPB_CU(cub::DevicePartition::If(b->cub_temp, tb, x, peer_out, cub_count, n, below<T>{mid}, rt->stream));
             break;
         case K_FILTER_CPU: {
             int64_t c = 0;
@@ -307,7 +317,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
                     gp_dtype_name(s->dtype), gpb_fmt_n(n, nb, sizeof nb), when, (long long)c[0], (long long)c[1]);
             return GPB_CHECK_FAILED;
         }
-        if (k == K_PARTITION) return compare<T>(env, s, kind_name(k), when, gp_out, peer_out, n, c[0]);
+        if (k == K_PARTITION || k == K_PARTITION_IF) return compare<T>(env, s, kind_name(k), when, gp_out, peer_out, n, c[0]);
         return compare<T>(env, s, kind_name(k), when, gp_out, peer_out, c[0], c[0]);
     };
 
@@ -388,6 +398,10 @@ static void partition_bytes(const gpb_spec *s, double *rd, double *wr)
     *rd = (double)s->n * ((double)gp_dtype_size(s->dtype) + 1);
     *wr = (double)s->n * (double)gp_dtype_size(s->dtype);
 }
+static void partition_if_bytes(const gpb_spec *s, double *rd, double *wr)
+{
+    *rd = *wr = (double)s->n * (double)gp_dtype_size(s->dtype);
+}
 /* The filter: the input read once; its few survivors are not counted. */
 static void filter_bytes(const gpb_spec *s, double *rd, double *wr)
 {
@@ -430,6 +444,14 @@ extern "C" const gpb_case gpb_partition_cuda = {
     "counts first, reading the flags once and writing and reading a bit an item); check: exact",
     30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_bytes, measure<K_PARTITION>,
     nullptr, "i32,f32,i64,u8", 1,
+};
+extern "C" const gpb_case gpb_partition_if_cuda = {
+    "partition-if", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
+    "gp_partition_if(x < middle of the range), about half pass; peer: cub::DevicePartition::If (it reverses the "
+    "rejected part; compared reversed); bytes: n items read and written (past the one-pass sizes gpuprim reads "
+    "the input twice: once to count, once to write); ceiling: a copy moving as many bytes; check: exact",
+    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_if_bytes,
+    measure<K_PARTITION_IF>, nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_filter_cuda = {
     "filter", GP_BACKEND_CUDA, "gpuprim", "cub-pipeline", "read-ceiling",

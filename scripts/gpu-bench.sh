@@ -28,6 +28,7 @@ cases=(
   "select --dtype i32 --max-log2 30"
   "select-if --dtype i32 --max-log2 28"
   "partition --dtype i32 --max-log2 30"
+  "partition-if --dtype i32 --max-log2 28"
   "filter --dtype i32 --max-log2 28"
   "filter-ascending --dtype i32 --max-log2 28"
   "filter-vs-cpu --dtype i32 --min-log2 3 --max-log2 24"

@@ -121,13 +121,13 @@ done
 # need more than ~400 tiles on the real device; capped at 5 resident blocks
 # and with no clusters, every multi-tile case of the quick suites takes that
 # path: the look-back-warp kernels (scan and selection), and the staged scan
-# without them; every partition by flags there that does not run in one
-# pass is counted first, with bits (GPUPRIM_PARTITION_BITS=1; by default
-# only those of 64 MiB of 4- or 8-byte items are).
+# without them; every partition there that does not run in one pass is
+# counted first (GPUPRIM_PARTITION_COUNT_FIRST=1; by flags, with bits; by
+# default only large ones are).
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1 test_select-pipelined:1 test_scan-persistent:0; do
     name=${run%:*}
-    hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_BITS=1
+    hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_COUNT_FIRST=1
       GPUPRIM_LOOKBACK_WARPS=${run#*:})
     step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick || san_ok=1
     step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick ||

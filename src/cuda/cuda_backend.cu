@@ -331,12 +331,12 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * 1 makes every matrix they can take use them (the tests), 0 none. */
     const char *bytes = getenv("GPUPRIM_BYTE_TILES");
     st->byte_tiles = bytes && (strcmp(bytes, "0") == 0 || strcmp(bytes, "1") == 0) ? bytes[0] - '0' : -1;
-    /* A persistent partition by flags is counted first, with a bit an
-     * item (cuda_select.cu, partition_counts_first), from
-     * GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1 makes every one that does not
-     * run in one pass do so (the tests), 0 none. */
-    const char *bits = getenv("GPUPRIM_PARTITION_BITS");
-    st->partition_bits = bits && (strcmp(bits, "0") == 0 || strcmp(bits, "1") == 0) ? bits[0] - '0' : -1;
+    /* A persistent partition is counted first by a kernel of its own
+     * (cuda_select.cu, partition_counts_first) from a size on; 1 makes
+     * every one that does not run in one pass do so (the tests), 0 none. */
+    const char *first = getenv("GPUPRIM_PARTITION_COUNT_FIRST");
+    st->partition_count_first =
+        first && (strcmp(first, "0") == 0 || strcmp(first, "1") == 0) ? first[0] - '0' : -1;
     /* Out-of-place tiled transposes pick cache hints, and for 16-byte
      * elements the tile side, by their size against the L2
      * (cuda_transpose.cu); small, mid or large applies one class to every

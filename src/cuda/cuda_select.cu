@@ -28,11 +28,15 @@
  * the total and a bit an item, and the one launch after it looks back as a
  * selection's, with the total known, staging the bits instead of the flags
  * (9.25 n; select_params::counted_first). Its count phase no longer holds
- * every write back. Where every tile of a resident grid has
- * a stage of its own, a partition runs in one pass instead and reads
- * everything once (one_pass_partition, below). The alternatives cost more: rejected items
- * staged in scratch and copied afterwards add 2 x the rejected bytes and a
- * barrier; written backwards then reversed, the same.
+ * every write back. A large partition_if is counted first too, by
+ * gp_count_if's kernel: still 12 n, but no write waits on a count phase.
+ * Where every tile of a resident grid has a stage of its own, a partition
+ * runs in one pass instead and reads everything once (one_pass_partition,
+ * below). The alternatives cost as much or more: rejected items staged in
+ * scratch and copied afterwards add 2 x the rejected bytes and a barrier;
+ * written backwards (CUB's order) then reversed, the same. At half kept,
+ * 12 n is the least a stable partition_if moves: it is 67% of what a copy
+ * of the 8 n it must read and write would take.
  *
  * The running-max filter. A survivor is x >= the maximum of everything
  * before it (NaN skipped; descending: keys ~x or -x, see below). Blocks
@@ -60,6 +64,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_common.cuh"
+#include "cuda_histogram.cuh" /* count: a partition by comparison counted first */
 #include "cuda_lookback.cuh"
 #include "cuda_stage.cuh"
 #include "cuda_tile.cuh"
@@ -169,11 +174,12 @@ struct select_params {
     int negate;                          /* or, for NE, x not in it */
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
     lookback::arena arena;
-    /* A partition by flags counted first (below): the bits flag_bits_kernel
-     * left (bit i of the tile's words for item i), which the Bits kernels
-     * stage instead of the flags; NULL: none. The total is then already in
-     * *count, and the tiles look back as a selection's. Last, so that the
-     * other fields keep their places and the other kernels their code. */
+    /* A partition counted first (below): the total is already in *count,
+     * and the tiles look back as a selection's. By flags, also the bits
+     * flag_bits_kernel left (bit i of the tile's words for item i), which
+     * the Bits kernels stage instead of the flags; NULL: none. Last, so
+     * that the other fields keep their places and the other kernels their
+     * code. */
     uint32_t *bits;
     int counted_first;
 };
@@ -1101,16 +1107,21 @@ const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
 
 unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of(select_tile((int)gp_dtype_size(t)), n); }
 
-/* Whether a persistent partition by flags of n items of t is counted first
- * (flag_bits_kernel, then select_kernel_pipelined with the total and the
- * bits: GP_PARTITION_COUNT_FIRST_MIN_BYTES), and the workspace that takes
- * after the arena: n rounded up to 128 items, a bit each, then a partial
- * count a block of flag_bits_kernel. */
-bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n)
+/* Whether a persistent partition of n items of t is counted first: by
+ * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
+ * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES); by comparison, gp_count_if's
+ * kernel, then select_kernel_pipelined with the total
+ * (GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS). And the workspace that takes
+ * after the arena, the larger of the two where both apply: by flags, n
+ * rounded up to 128 items, a bit each, then a partial count a block of
+ * flag_bits_kernel; by comparison, count_kernel's partials. */
+bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_flags)
 {
-    const int hook = state(ctx)->partition_bits;
+    const int hook = state(ctx)->partition_count_first;
     if (hook >= 0) return hook == 1;
     const size_t sz = gp_dtype_size(t);
+    if (!by_flags)
+        return n >= (sz <= 2 ? GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW : GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS);
     return sz >= 4 && (long long)sz * n >= GP_PARTITION_COUNT_FIRST_MIN_BYTES;
 }
 unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
@@ -1122,10 +1133,19 @@ unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
     const long long cap = (long long)state(ctx)->sm_count * kFlagBitsBlocksPerSm;
     return (unsigned)(want < 1 ? 1 : want < cap ? want : cap);
 }
-size_t partition_bits_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
+size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
-    if (!partition_counts_first(ctx, t, n)) return 0;
-    return (size_t)((n + 127) / 128) * 16 + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long);
+    size_t bytes = 0;
+    if (partition_counts_first(ctx, t, n, true))
+        bytes = (size_t)((n + 127) / 128) * 16 + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long);
+    if (partition_counts_first(ctx, t, n, false)) {
+        gp_count_args c;
+        memset(&c, 0, sizeof c);
+        c.t = t, c.n = n;
+        const size_t partials = count_workspace(ctx, &c);
+        if (partials > bytes) bytes = partials;
+    }
+    return bytes;
 }
 
 /*
@@ -1228,13 +1248,13 @@ gp_status write_zero_count(gp_ctx *ctx, int64_t *count)
 /* ---------------------------------------------------------------- entry points */
 
 /* The arena, for select_kernel's tiles (the pipelined kernels' are at
- * least as large), then, where a partition by flags would be counted
- * first, a bit an item, 16-byte aligned (after the arena, whose size is a
- * multiple of 32), and flag_bits_kernel's partial counts. */
+ * least as large), then, where a partition would be counted first, what
+ * its count kernel needs (counted_first_bytes), 16-byte aligned (after the
+ * arena, whose size is a multiple of 32). */
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     const unsigned long long tiles = tile_count(t, n);
-    return tiles > 1 ? lookback::arena_bytes(tiles) + partition_bits_bytes(ctx, t, n) : 0;
+    return tiles > 1 ? lookback::arena_bytes(tiles) + counted_first_bytes(ctx, t, n) : 0;
 }
 
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
@@ -1282,10 +1302,12 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         (!by_flags || (uintptr_t)a->flags % 16 == 0)) {
         /* A partition by flags counted first (partition_counts_first) has
          * kernels of its own: the code for the bits in the others cost
-         * int32 partitions 3-5% at 2^22-2^24 (docs/perf/scan.md, round 27). */
+         * int32 partitions 3-5% at 2^22-2^24 (docs/perf/scan.md, round 27).
+         * One by comparison counted first runs the kernel it would run
+         * anyway, with the total known. */
         uint8_t *bits = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
-        bool count_first = a->partition && by_flags && ws && (uintptr_t)bits % 16 == 0 &&
-                           partition_counts_first(ctx, a->t, a->n);
+        bool count_first = a->partition && ws && (uintptr_t)bits % 16 == 0 &&
+                           partition_counts_first(ctx, a->t, a->n, by_flags);
         lookback::persistent_kernel run;
         unsigned long long run_tiles = 0;
         unsigned resident = 0;
@@ -1309,7 +1331,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             p.grid = run_tiles < resident ? (unsigned)run_tiles : resident;
             p.tickets = p.grid;
             if (one_pass) p.groups = 0;
-            if (count_first) { /* the total and the bits first; statuses by tile */
+            if (count_first && by_flags) { /* the total and the bits first; statuses by tile */
                 flag_bits_params f;
                 f.flags = a->flags;
                 f.n = a->n;
@@ -1320,9 +1342,18 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
                 void *fargs[] = {&f};
                 GP_CUDA_LAUNCH(ctx, flag_bits_kernel, "flag_bits_kernel", flag_bits_grid(ctx, a->n),
                                (unsigned)kFlagBitsThreads, fargs);
+                p.bits = f.bits;
+            } else if (count_first) { /* the total first, as gp_count_if counts it */
+                gp_count_args c;
+                memset(&c, 0, sizeof c);
+                c.in = a->in, c.t = a->t, c.n = a->n, c.cmp = a->cmp, c.count = a->count;
+                memcpy(c.value, a->value, sizeof c.value);
+                s = count(ctx, &c, bits);
+                if (s != GP_STATUS_OK) return s;
+            }
+            if (count_first) {
                 p.groups = 0;
                 p.counted_first = 1;
-                p.bits = f.bits;
             }
             bool too_large = false;
             s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,

@@ -36,9 +36,9 @@
  * warp); the write uses then take their count-before from value slot 0 of
  * their tile and the total from the last group's status, with no
  * look-back, and write the kept run and the rejected run. Counted first
- * (select_params::counted_first: large partitions by flags), a kernel
- * launched before this one has written the total to *count and a bit an
- * item to p.bits; every use then looks back as a selection's does, writes
+ * (select_params::counted_first: large partitions), a kernel launched
+ * before this one has written the total to *count (by flags, and a bit an
+ * item to p.bits); every use then looks back as a selection's does, writes
  * both runs K uses later, and (the Bits kernels) stages the bits instead
  * of the flags, an eighth of the bytes.
  *

@@ -471,6 +471,22 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_COUNT_FIRST_MIN_BYTES
 #define GP_PARTITION_COUNT_FIRST_MIN_BYTES (1ll << 26)
 #endif
+/* A persistent partition by comparison of at least this many items is
+ * counted first too, by gp_count_if's kernel (count_kernel): the
+ * partition's kernel then reads the input a second time, as its count
+ * phase would have, but no write waits on a count phase. H100, bench
+ * partition-if, us, counted first against inside (docs/perf/scan.md, round
+ * 29): int32 2^24 87.8 / 83.0, 2^26 292 / 303, 2^28 1114 / 1182; int64
+ * 2^24 151 / 148, 2^26 555 / 566, 2^28 2178 / 2244; u8 2^22 15.8 / 15.8,
+ * 2^24 43.8 / 50.7, 2^26 134 / 149, 2^28 473 / 541. 1- and 2-byte items
+ * from the _NARROW count (2-byte items not measured; they write their runs
+ * as 1-byte ones do, copy_run). */
+#ifndef GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS
+#define GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS (1ll << 26)
+#endif
+#ifndef GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW
+#define GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW (1ll << 23)
+#endif
 
 /* 1024 threads per SM (64 registers), 8-byte items too since they take 8
  * a thread (16 KiB tiles; with 16 they needed 768 threads, 80 registers).

@@ -69,6 +69,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 } // namespace gp_cuda
 long emu_check_compares(uint64_t seed); /* emu_select.cc */
+extern long emu_counted_first_by_comparison; /* emu_select.cc: the partitions by comparison counted first */
 
 static long passed, failed;
 static uint64_t seed = 1;
@@ -117,9 +118,9 @@ static gp_ctx make_ctx()
     c.have_user_ws = ++g_calls % 3 == 0;
     g_state.lookback_warps = g_calls % 2 == 0; /* persistent scans and selections: both kernels */
     /* Of the calls with look-back warps, every other one counts a
-     * partition by flags first (with bits) wherever it runs persistent and
-     * not in one pass; the others count inside (the sizes are small). */
-    g_state.partition_bits = (int)(g_calls / 2 % 2);
+     * partition first (by flags, with bits) wherever it runs persistent
+     * and not in one pass; the others count inside (the sizes are small). */
+    g_state.partition_count_first = (int)(g_calls / 2 % 2);
     /* The filter's chunks: 4 blocks (one "SM"), then 2 and 1 (the test
      * hook), so chunks of one tile and of many run. */
     g_state.sm_count = 1;
@@ -396,12 +397,18 @@ int main(int argc, char **argv)
                 if (si == 4 || si == 8) select_case(kind, t, n, 0, GP_CMP_LT, 5);
                 /* Three times more, so that both kernels take it, and the
                  * pipelined one both counted first and counting inside
-                 * (make_ctx alternates them): the largest partition by flags
-                 * is the one whose count groups are whole. */
-                if (si == 8 && kind == K_PART_FLAGS)
+                 * (make_ctx alternates them): the largest partitions are
+                 * the ones whose count groups are whole (--big); --medium's
+                 * largest, 4 tiles, run persistent on two blocks. */
+                if ((si == 8 || (medium && si == nsizes - 1)) && (kind == K_PART_FLAGS || kind == K_PART_IF))
                     for (int again = 0; again < 3; again++) select_case(kind, t, n, 0, GP_CMP_LT, 0);
             }
         }
+    /* make_ctx's hook sends every other persistent partition by
+     * comparison that does not run in one pass through count(): past
+     * --quick's sizes (two tiles at most, one pass), some must. */
+    if (!quick) report(emu_counted_first_by_comparison > 0, "some partitions by comparison were counted first");
+    printf("partitions by comparison counted first: %ld\n", emu_counted_first_by_comparison);
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
            gp_emu::windows.load(), gp_emu::windows_past_lane0.load(), gp_emu::windows_without_stop.load());
     printf("all: %ld passed, %ld failed (look-back pool: %llu slots)\n", passed, failed, g_state.lookback_slots);

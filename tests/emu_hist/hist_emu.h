@@ -191,6 +191,12 @@ inline T warp_reduce(T v)
     return v;
 }
 
+/* As cuda_common.cuh's: addition for block_reduce. */
+struct sum_op {
+    template <class T> static T combine(T a, T b) { return a + b; }
+    template <class T> static T identity() { return T(0); }
+};
+
 /* As cuda_common.cuh's: the total in thread 0. */
 template <class Op, int Threads, class T>
 inline T block_reduce(T v)
