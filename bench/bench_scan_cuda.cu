@@ -378,7 +378,8 @@ static int filter_applicable(const gpb_spec *s, char *why, size_t size)
 }
 
 /* Bytes: each input read once, each output written once; selections take
- * half the items (the flags and the comparison keep about half). */
+ * half the items (the flags and the comparison keep about half). A scan's,
+ * n items read and n written, are partition-if's too. */
 static void scan_bytes(const gpb_spec *s, double *rd, double *wr)
 {
     *rd = *wr = (double)s->n * (double)gp_dtype_size(s->dtype);
@@ -397,10 +398,6 @@ static void partition_bytes(const gpb_spec *s, double *rd, double *wr)
 {
     *rd = (double)s->n * ((double)gp_dtype_size(s->dtype) + 1);
     *wr = (double)s->n * (double)gp_dtype_size(s->dtype);
-}
-static void partition_if_bytes(const gpb_spec *s, double *rd, double *wr)
-{
-    *rd = *wr = (double)s->n * (double)gp_dtype_size(s->dtype);
 }
 /* The filter: the input read once; its few survivors are not counted. */
 static void filter_bytes(const gpb_spec *s, double *rd, double *wr)
@@ -450,7 +447,7 @@ extern "C" const gpb_case gpb_partition_if_cuda = {
     "gp_partition_if(x < middle of the range), about half pass; peer: cub::DevicePartition::If (it reverses the "
     "rejected part; compared reversed); bytes: n items read and written (past the one-pass sizes gpuprim reads "
     "the input twice: once to count, once to write); ceiling: a copy moving as many bytes; check: exact",
-    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_if_bytes,
+    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, scan_bytes,
     measure<K_PARTITION_IF>, nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_filter_cuda = {

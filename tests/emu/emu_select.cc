@@ -3,6 +3,8 @@
 
 #include "cuda_select.cu"
 
+#include "cpu_reference.h"
+
 #include <limits>
 #include <vector>
 
@@ -119,26 +121,14 @@ long check_integers(gp_dtype t, uint64_t seed)
     return check_values<T>(t, s, s);
 }
 
-template <class T>
-int64_t count_serially(const gp_count_args *a)
-{
-    int64_t c = 0;
-    for (int64_t i = 0; i < a->n; i++) {
-        T x, v;
-        memcpy(&x, static_cast<const char *>(a->in) + i * sizeof(T), sizeof x);
-        memcpy(&v, a->value, sizeof v);
-        c += c_compare(a->cmp, x, v);
-    }
-    return c;
-}
-
 } // namespace
 
 /*
  * gp_count_if's kernels live in cuda_histogram.cu, which the emulator does
  * not build (tests/emu_hist checks them): a partition by comparison counted
- * first gets its total from this serial stand-in, which also scribbles over
- * the partials it claims, so that they must not overlap the arena.
+ * first gets its total from this serial stand-in (the serial reference's
+ * comparison), which also scribbles over the partials it claims, so that
+ * they must not overlap the arena.
  */
 long emu_counted_first_by_comparison = 0;
 
@@ -149,18 +139,9 @@ gp_status count(gp_ctx *, const gp_count_args *a, void *ws)
 {
     memset(ws, 0x77, kStandInPartials);
     emu_counted_first_by_comparison++;
-    switch (a->t) {
-    case GP_DTYPE_I8: *a->count = count_serially<int8_t>(a); break;
-    case GP_DTYPE_U8: *a->count = count_serially<uint8_t>(a); break;
-    case GP_DTYPE_I16: *a->count = count_serially<int16_t>(a); break;
-    case GP_DTYPE_U16: *a->count = count_serially<uint16_t>(a); break;
-    case GP_DTYPE_I32: *a->count = count_serially<int32_t>(a); break;
-    case GP_DTYPE_U32: *a->count = count_serially<uint32_t>(a); break;
-    case GP_DTYPE_I64: *a->count = count_serially<int64_t>(a); break;
-    case GP_DTYPE_U64: *a->count = count_serially<uint64_t>(a); break;
-    case GP_DTYPE_F32: *a->count = count_serially<float>(a); break;
-    case GP_DTYPE_F64: *a->count = count_serially<double>(a); break;
-    }
+    int64_t c = 0;
+    for (int64_t i = 0; i < a->n; i++) c += gp_ref_selected(a->in, a->t, i, NULL, a->cmp, a->value);
+    *a->count = c;
     return GP_STATUS_OK;
 }
 } // namespace gp_cuda
