@@ -43,6 +43,7 @@
 #include <type_traits>
 
 #include "cuda_backend.h"
+#include "cuda_block_count.cuh"
 #include "cuda_common.cuh"
 #include "cuda_histogram.cuh"
 
@@ -158,11 +159,8 @@ __device__ __forceinline__ unsigned simd_count_bits(const uint4 &w, unsigned spl
            __popc(simd_mask<T, Cmp>(w.z, splat)) + __popc(simd_mask<T, Cmp>(w.w, splat));
 }
 
-/*
- * Counts (x cmp value). Each block's count goes to partials[block]; the
- * block that takes the last ticket sums them, writes *out and resets the
- * ticket to 0 for the next launch on the stream. One block writes directly.
- */
+/* Counts (x cmp value) into *out, the blocks' counts combined in the
+ * same launch (finish_block_count). */
 template <class T, int Cmp>
 __global__ void __launch_bounds__(kCountThreads)
     count_kernel(const T *in, layout L, T value, unsigned long long *partials, unsigned *ticket, long long *out)
@@ -197,27 +195,7 @@ __global__ void __launch_bounds__(kCountThreads)
     if (blockIdx.x == 0 && threadIdx.x < L.head + L.tail)
         c += cmp_fn<Cmp>::f(in[edge_index<T>(L, threadIdx.x)], value);
 
-    c = block_reduce<sum_op, kCountThreads>(c);
-    if (gridDim.x == 1) {
-        if (threadIdx.x == 0) *out = (long long)c;
-        return;
-    }
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = c;
-        __threadfence(); /* the partial is visible before the ticket is */
-        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads(); /* also orders block_reduce's shared slots for the call below */
-    if (!last) return;
-    __threadfence();
-    unsigned long long s = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += kCountThreads) s += __ldcg(partials + b);
-    s = block_reduce<sum_op, kCountThreads>(s);
-    if (threadIdx.x == 0) {
-        *out = (long long)s;
-        *ticket = 0;
-    }
+    finish_block_count<kCountThreads>(c, partials, ticket, out);
 }
 
 /* ------------------------------------------------------------- bin formulas */

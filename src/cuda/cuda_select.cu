@@ -63,6 +63,9 @@
 #include <type_traits>
 
 #include "cuda_backend.h"
+#ifndef GP_CUDA_EMULATE
+#include "cuda_block_count.cuh" /* flag_bits_kernel's end */
+#endif
 #include "cuda_common.cuh"
 #include "cuda_histogram.cuh" /* count: a partition by comparison counted first */
 #include "cuda_lookback.cuh"
@@ -548,10 +551,8 @@ namespace {
  * of word w for item 32 w + j; whole words only: the last n % 32 items are
  * counted but get no bits, and only whole tiles read bits), so that the
  * partition's kernel stages an eighth of the flags' bytes and knows the
- * total from its start. Each block's count goes to partials[block]; the
- * block that takes the last ticket adds them, writes *count and sets the
- * ticket back to 0 (count_kernel's scheme, on the same counter; launches on
- * one stream never overlap). flags 16-byte aligned.
+ * total from its start. The blocks' counts are combined as count_kernel's
+ * are (finish_block_count), on the same ticket. flags 16-byte aligned.
  */
 constexpr int kFlagBitsThreads = 256;
 constexpr int kFlagBitsBlocksPerSm = 4; /* 4 x 256 threads x 64 bytes: 64 KiB of loads in flight an SM */
@@ -589,27 +590,7 @@ __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __gri
         c += (unsigned)__popc(m);
     }
     if (blockIdx.x == 0 && (int64_t)threadIdx.x < p.n - 32 * words) c += p.flags[32 * words + threadIdx.x] != 0;
-    c = block_reduce<sum_op, kFlagBitsThreads>(c);
-    if (gridDim.x == 1) {
-        if (threadIdx.x == 0) *p.count = (int64_t)c;
-        return;
-    }
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        p.partials[blockIdx.x] = c;
-        __threadfence(); /* the partial is visible before the ticket is */
-        last = atomicAdd(p.ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads(); /* also orders block_reduce's shared slots for the call below */
-    if (!last) return;
-    __threadfence();
-    unsigned long long sum = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += kFlagBitsThreads) sum += __ldcg(p.partials + b);
-    sum = block_reduce<sum_op, kFlagBitsThreads>(sum);
-    if (threadIdx.x == 0) {
-        *p.count = (int64_t)sum;
-        *p.ticket = 0;
-    }
+    finish_block_count<kFlagBitsThreads>(c, p.partials, p.ticket, p.count);
 }
 #else
 /* The CPU emulation (tests/emu) checks the partition's kernel, not this
@@ -1148,6 +1129,38 @@ size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
     return bytes;
 }
 
+/* A partition counted first (partition_counts_first): the total goes to
+ * *a->count in a launch before the partition's, whose tiles then look back
+ * as a selection's do. By flags, flag_bits_kernel also leaves the bits the
+ * Bits kernels stage; by comparison, gp_count_if's kernel counts. `after`
+ * is the workspace after the arena (counted_first_bytes of it). */
+gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, select_params &p)
+{
+    if (a->flags) {
+        flag_bits_params f;
+        f.flags = a->flags;
+        f.n = a->n;
+        f.bits = reinterpret_cast<uint32_t *>(after);
+        f.partials = reinterpret_cast<unsigned long long *>(after + (size_t)((a->n + 127) / 128) * 16);
+        f.ticket = state(ctx)->reduce_counter;
+        f.count = a->count;
+        void *fargs[] = {&f};
+        GP_CUDA_LAUNCH(ctx, flag_bits_kernel, "flag_bits_kernel", flag_bits_grid(ctx, a->n),
+                       (unsigned)kFlagBitsThreads, fargs);
+        p.bits = f.bits;
+    } else {
+        gp_count_args c;
+        memset(&c, 0, sizeof c);
+        c.in = a->in, c.t = a->t, c.n = a->n, c.cmp = a->cmp, c.count = a->count;
+        memcpy(c.value, a->value, sizeof c.value);
+        const gp_status s = count(ctx, &c, after);
+        if (s != GP_STATUS_OK) return s;
+    }
+    p.groups = 0;
+    p.counted_first = 1;
+    return GP_STATUS_OK;
+}
+
 /*
  * Whether a partition skips the count tasks: on narrow tiles, where no
  * block of a resident grid gets more tiles than it has stages (K + 2, K
@@ -1331,29 +1344,9 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             p.grid = run_tiles < resident ? (unsigned)run_tiles : resident;
             p.tickets = p.grid;
             if (one_pass) p.groups = 0;
-            if (count_first && by_flags) { /* the total and the bits first; statuses by tile */
-                flag_bits_params f;
-                f.flags = a->flags;
-                f.n = a->n;
-                f.bits = reinterpret_cast<uint32_t *>(bits);
-                f.partials = reinterpret_cast<unsigned long long *>(bits + (size_t)((a->n + 127) / 128) * 16);
-                f.ticket = state(ctx)->reduce_counter;
-                f.count = a->count;
-                void *fargs[] = {&f};
-                GP_CUDA_LAUNCH(ctx, flag_bits_kernel, "flag_bits_kernel", flag_bits_grid(ctx, a->n),
-                               (unsigned)kFlagBitsThreads, fargs);
-                p.bits = f.bits;
-            } else if (count_first) { /* the total first, as gp_count_if counts it */
-                gp_count_args c;
-                memset(&c, 0, sizeof c);
-                c.in = a->in, c.t = a->t, c.n = a->n, c.cmp = a->cmp, c.count = a->count;
-                memcpy(c.value, a->value, sizeof c.value);
-                s = count(ctx, &c, bits);
-                if (s != GP_STATUS_OK) return s;
-            }
             if (count_first) {
-                p.groups = 0;
-                p.counted_first = 1;
+                s = count_before(ctx, a, bits, p);
+                if (s != GP_STATUS_OK) return s;
             }
             bool too_large = false;
             s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
