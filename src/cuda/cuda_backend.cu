@@ -337,6 +337,12 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     const char *first = getenv("GPUPRIM_PARTITION_COUNT_FIRST");
     st->partition_count_first =
         first && (strcmp(first, "0") == 0 || strcmp(first, "1") == 0) ? first[0] - '0' : -1;
+    /* Partitions of 1- and 8-byte items run in one pass on wide tiles where
+     * those fit the blocks' stages (cuda_select.cu, choose_persistent); 1
+     * does so for every item size (for comparison), 0 for none. */
+    const char *wide = getenv("GPUPRIM_PARTITION_WIDE_ONE_PASS");
+    st->partition_wide_one_pass =
+        wide && (strcmp(wide, "0") == 0 || strcmp(wide, "1") == 0) ? wide[0] - '0' : -1;
     /* Out-of-place tiled transposes pick cache hints, and for 16-byte
      * elements the tile side, by their size against the L2
      * (cuda_transpose.cu); small, mid or large applies one class to every

@@ -1114,11 +1114,14 @@ unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
     const long long cap = (long long)state(ctx)->sm_count * kFlagBitsBlocksPerSm;
     return (unsigned)(want < 1 ? 1 : want < cap ? want : cap);
 }
+/* flag_bits_kernel's bits: n rounded up to 128 items, a bit each; its
+ * partial counts follow them. */
+size_t flag_bits_bytes(int64_t n) { return (size_t)((n + 127) / 128) * 16; }
 size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     size_t bytes = 0;
     if (partition_counts_first(ctx, t, n, true))
-        bytes = (size_t)((n + 127) / 128) * 16 + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long);
+        bytes = flag_bits_bytes(n) + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long);
     if (partition_counts_first(ctx, t, n, false)) {
         gp_count_args c;
         memset(&c, 0, sizeof c);
@@ -1141,7 +1144,7 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
         f.flags = a->flags;
         f.n = a->n;
         f.bits = reinterpret_cast<uint32_t *>(after);
-        f.partials = reinterpret_cast<unsigned long long *>(after + (size_t)((a->n + 127) / 128) * 16);
+        f.partials = reinterpret_cast<unsigned long long *>(after + flag_bits_bytes(a->n));
         f.ticket = state(ctx)->reduce_counter;
         f.count = a->count;
         void *fargs[] = {&f};
@@ -1162,19 +1165,65 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
 }
 
 /*
- * Whether a partition skips the count tasks: on narrow tiles, where no
- * block of a resident grid gets more tiles than it has stages (K + 2, K
- * look-back warps), every block stages and ranks all its tiles and
- * publishes their counts before its first write waits for the total, the
- * last tile's inclusive count. A tile's look-back then finds the count
- * before it as a selection's does, and the flags are read once
- * (GP_PARTITION_ONE_PASS, cuda_tuning.h).
+ * Whether a partition skips the count tasks: where no block of a resident
+ * grid gets more tiles than it has stages (K + 2, K look-back warps: 4 on
+ * narrow tiles, 3 on wide ones), every block stages and ranks all its
+ * tiles and publishes their counts before its first write waits for the
+ * total, the last tile's inclusive count. A tile's look-back then finds
+ * the count before it as a selection's does, and the flags are read once
+ * (GP_PARTITION_ONE_PASS, GP_PARTITION_WIDE_ONE_PASS; cuda_tuning.h).
  */
-bool one_pass_partition(bool narrow, unsigned long long tiles, unsigned resident)
+bool one_pass_partition(unsigned long long tiles, unsigned resident, unsigned stages)
 {
-    if (!GP_PARTITION_ONE_PASS || !narrow || resident == 0) return false;
-    if (tiles > (unsigned long long)resident * (GP_SELECT_LOOKBACK_WARPS + 2)) return false;
+    if (!GP_PARTITION_ONE_PASS || resident == 0) return false;
+    if (tiles > (unsigned long long)resident * stages) return false;
     return tiles > resident || GP_PARTITION_ONE_PASS >= 2;
+}
+
+/* The persistent kernel a selection or partition takes, its tiles and
+ * resident blocks (0: none), and whether a partition runs in one pass. */
+struct persistent_choice {
+    lookback::persistent_kernel run;
+    unsigned long long tiles;
+    unsigned resident;
+    bool one_pass;
+};
+
+/* Wider where it pays, else wide where that pays, else narrow; a
+ * partition runs in one pass on narrow tiles where it can, and where its
+ * narrow tiles outnumber the blocks, on wide ones for 1- and 8-byte items
+ * (partition_wide_one_pass). Bits: a partition by flags counted first. */
+persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool bits)
+{
+    using lookback::persistent_kernel;
+    const bool by_flags = a->flags != NULL;
+    const persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, bits),
+                            wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, bits),
+                            wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, bits);
+    auto resident_of = [ctx](const persistent_kernel &k) {
+        return k.fn ? resident_blocks(ctx, k.fn, k.threads, k.smem) : 0u;
+    };
+    const persistent_kernel &wide_or_wider = lookback::narrow_or_wide(ctx, wide, wider, a->n);
+    persistent_choice c;
+    c.run = &wide_or_wider == &wider ? wider : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
+    c.tiles = lookback::tiles_of(c.run.tile, a->n);
+    c.resident = resident_of(c.run);
+    c.one_pass = false;
+    if (!a->partition || c.run.fn != narrow.fn) return c;
+    constexpr unsigned kNarrowStages = select_pipe_shape<uint8_t, false, kNarrow>::kStages,
+                       kWideStages = select_pipe_shape<uint8_t, false, kWide>::kStages;
+    const int hook = state(ctx)->partition_wide_one_pass;
+    const bool wide_one_pass = hook >= 0 ? hook == 1 : partition_wide_one_pass((int)gp_dtype_size(a->t));
+    if (wide.fn && wide_one_pass && c.tiles > c.resident) {
+        const unsigned long long wide_tiles = lookback::tiles_of(wide.tile, a->n);
+        const unsigned wide_resident = resident_of(wide);
+        if (one_pass_partition(wide_tiles, wide_resident, kWideStages)) {
+            c.run = wide, c.tiles = wide_tiles, c.resident = wide_resident, c.one_pass = true;
+            return c;
+        }
+    }
+    c.one_pass = one_pass_partition(c.tiles, c.resident, kNarrowStages);
+    return c;
 }
 
 /*
@@ -1318,38 +1367,25 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
          * int32 partitions 3-5% at 2^22-2^24 (docs/perf/scan.md, round 27).
          * One by comparison counted first runs the kernel it would run
          * anyway, with the total known. */
-        uint8_t *bits = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
-        bool count_first = a->partition && ws && (uintptr_t)bits % 16 == 0 &&
+        uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
+        bool count_first = a->partition && ws && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
-        lookback::persistent_kernel run;
-        unsigned long long run_tiles = 0;
-        unsigned resident = 0;
-        bool one_pass = false;
-        for (;;) { /* once, or twice where a partition counted first would run in one pass */
-            const lookback::persistent_kernel
-                narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, count_first),
-                wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, count_first),
-                wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, count_first);
-            /* Wider where it pays, else wide where that pays, else narrow. */
-            const lookback::persistent_kernel &wide_or_wider = lookback::narrow_or_wide(ctx, wide, wider, a->n);
-            run = &wide_or_wider == &wider ? wider : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
-            run_tiles = lookback::tiles_of(run.tile, a->n);
-            resident = run.fn ? resident_blocks(ctx, run.fn, run.threads, run.smem) : 0;
-            one_pass = a->partition && one_pass_partition(run.fn == narrow.fn, run_tiles, resident);
-            if (!(one_pass && count_first)) break;
+        persistent_choice c = choose_persistent(ctx, a, count_first);
+        if (c.one_pass && count_first) { /* one pass reads everything once: no count before it */
             count_first = false;
+            c = choose_persistent(ctx, a, false);
         }
-        if (resident > 0 && (run_tiles > resident || one_pass)) {
-            set_tiles(p, a->partition, run_tiles);
-            p.grid = run_tiles < resident ? (unsigned)run_tiles : resident;
+        if (c.resident > 0 && (c.tiles > c.resident || c.one_pass)) {
+            set_tiles(p, a->partition, c.tiles);
+            p.grid = c.tiles < c.resident ? (unsigned)c.tiles : c.resident;
             p.tickets = p.grid;
-            if (one_pass) p.groups = 0;
+            if (c.one_pass) p.groups = 0;
             if (count_first) {
-                s = count_before(ctx, a, bits, p);
+                s = count_before(ctx, a, after, p);
                 if (s != GP_STATUS_OK) return s;
             }
             bool too_large = false;
-            s = launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__,
+            s = launch_resident(ctx, c.run.fn, what, p.grid, c.run.threads, c.run.smem, args, &too_large, __FILE__,
                                 __LINE__);
             if (s != GP_STATUS_OK || !too_large) return s;
             set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block, counted again */

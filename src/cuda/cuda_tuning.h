@@ -439,6 +439,20 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 #ifndef GP_PARTITION_ONE_PASS
 #define GP_PARTITION_ONE_PASS 2
 #endif
+/* A partition of 1- or 8-byte items whose narrow tiles outnumber the
+ * resident blocks runs in one pass on wide tiles instead, where no block
+ * gets more of them than its 3 stages (one_pass_partition; docs/perf/scan.md,
+ * round 31). H100: int64 at 2^20 by flags 16.3-16.5 -> 15.5-15.9 us, by
+ * comparison 16.5 -> 15.1-15.3 (over CUB); u8 by flags at 2^23 27.8-27.9 ->
+ * 24.4-24.5. int32 lost up to 20% (2^19), so 2- and 4-byte items keep the
+ * narrow tiles. 0: never. */
+#ifndef GP_PARTITION_WIDE_ONE_PASS
+#define GP_PARTITION_WIDE_ONE_PASS 1
+#endif
+__host__ __device__ constexpr bool partition_wide_one_pass(int item_bytes)
+{
+    return GP_PARTITION_WIDE_ONE_PASS && (item_bytes == 1 || item_bytes == 8);
+}
 /* A partition's count tasks count this many tiles each, under one status:
  * the look-back's pace (statuses per round trip, above) then covers G times
  * the elements. H200, 2^28 int32, G = 1: 1816 us, of which the count phase

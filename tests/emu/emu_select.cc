@@ -5,10 +5,32 @@
 
 #include "cpu_reference.h"
 
+#include <atomic>
 #include <limits>
 #include <vector>
 
-static const int registered = (gp_emu::register_thunk("select_kernel", gp_emu::call_kernel<gp_cuda::select_params>),
+/* The blocks of one-pass partitions on wide tiles (choose_persistent), so
+ * that the suite can tell they ran. */
+std::atomic<long> emu_wide_one_pass_blocks{0};
+
+static bool wide_partition_kernel(const void *fn)
+{
+    for (gp_dtype t : {GP_DTYPE_I8, GP_DTYPE_U8, GP_DTYPE_I16, GP_DTYPE_U16, GP_DTYPE_I32, GP_DTYPE_U32, GP_DTYPE_I64,
+                       GP_DTYPE_U64, GP_DTYPE_F32, GP_DTYPE_F64})
+        for (bool by_flags : {false, true})
+            if (gp_cuda::select_pipelined_for(t, by_flags, true, gp_cuda::kWide, false).fn == fn) return true;
+    return false;
+}
+
+static void select_thunk(const void *fn, const void *params)
+{
+    const auto &p = *static_cast<const gp_cuda::select_params *>(params);
+    if (gp_emu::thread_x() == 0 && p.groups == 0 && !p.counted_first && wide_partition_kernel(fn))
+        emu_wide_one_pass_blocks++;
+    gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
+}
+
+static const int registered = (gp_emu::register_thunk("select_kernel", select_thunk),
                                gp_emu::register_thunk("filter_kernel", gp_emu::call_kernel<gp_cuda::filter_params>),
                                gp_emu::register_thunk("flag_bits_kernel", gp_emu::call_kernel<gp_cuda::flag_bits_params>), 0);
 
