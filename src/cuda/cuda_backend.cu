@@ -337,9 +337,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     const char *first = getenv("GPUPRIM_PARTITION_COUNT_FIRST");
     st->partition_count_first =
         first && (strcmp(first, "0") == 0 || strcmp(first, "1") == 0) ? first[0] - '0' : -1;
-    /* Partitions of 1- and 8-byte items run in one pass on wide tiles where
-     * those fit the blocks' stages (cuda_select.cu, choose_persistent); 1
-     * does so for every item size (for comparison), 0 for none. */
+    /* Some partitions run in one pass on wide tiles (cuda_select.cu,
+     * choose_persistent); 1 makes every one whose wide tiles fit the
+     * blocks' stages do so (for comparison, and the emulator), 0 none. */
     const char *wide = getenv("GPUPRIM_PARTITION_WIDE_ONE_PASS");
     st->partition_wide_one_pass =
         wide && (strcmp(wide, "0") == 0 || strcmp(wide, "1") == 0) ? wide[0] - '0' : -1;

@@ -35,7 +35,7 @@ struct context_state {
     bool lookback_warps;   /* GPUPRIM_LOOKBACK_WARPS=0 turns off the look-back-warp kernels */
     int byte_tiles;        /* GPUPRIM_BYTE_TILES: 1 always where they apply, 0 never, -1 (default) by size */
     int partition_count_first; /* GPUPRIM_PARTITION_COUNT_FIRST: persistent partitions counted first, 1 always where they apply, 0 never, -1 (default) by size */
-    int partition_wide_one_pass; /* GPUPRIM_PARTITION_WIDE_ONE_PASS: one-pass partitions on wide tiles, 1 for every item size, 0 never, -1 (default) by item size */
+    int partition_wide_one_pass; /* GPUPRIM_PARTITION_WIDE_ONE_PASS: one-pass partitions on wide tiles, 1 wherever they fit, 0 never, -1 (default) where they pay */
     long long l2_bytes;    /* the device's L2 */
     int transpose_size;    /* GPUPRIM_TRANSPOSE_SIZE: a transpose_size_class for every transpose, -1 (default) by size */
     void *control;            /* kControlBytes of device memory */

@@ -1191,8 +1191,9 @@ struct persistent_choice {
 
 /* Wider where it pays, else wide where that pays, else narrow; a
  * partition runs in one pass on narrow tiles where it can, and where its
- * narrow tiles outnumber the blocks, on wide ones for 1- and 8-byte items
- * (partition_wide_one_pass). Bits: a partition by flags counted first. */
+ * narrow tiles outnumber the blocks, on wide ones where those come one a
+ * block or where only they can (GP_PARTITION_WIDE_ONE_PASS). Bits: a
+ * partition by flags counted first. */
 persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool bits)
 {
     using lookback::persistent_kernel;
@@ -1212,17 +1213,18 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool b
     if (!a->partition || c.run.fn != narrow.fn) return c;
     constexpr unsigned kNarrowStages = select_pipe_shape<uint8_t, false, kNarrow>::kStages,
                        kWideStages = select_pipe_shape<uint8_t, false, kWide>::kStages;
-    const int hook = state(ctx)->partition_wide_one_pass;
-    const bool wide_one_pass = hook >= 0 ? hook == 1 : partition_wide_one_pass((int)gp_dtype_size(a->t));
-    if (wide.fn && wide_one_pass && c.tiles > c.resident) {
+    c.one_pass = one_pass_partition(c.tiles, c.resident, kNarrowStages);
+    const int hook = state(ctx)->partition_wide_one_pass; /* 1: wherever the wide tiles fit */
+    const bool allowed = hook >= 0 ? hook == 1 : GP_PARTITION_WIDE_ONE_PASS != 0;
+    if (wide.fn && allowed && c.tiles > c.resident) {
         const unsigned long long wide_tiles = lookback::tiles_of(wide.tile, a->n);
         const unsigned wide_resident = resident_of(wide);
-        if (one_pass_partition(wide_tiles, wide_resident, kWideStages)) {
-            c.run = wide, c.tiles = wide_tiles, c.resident = wide_resident, c.one_pass = true;
-            return c;
+        const bool pays = hook == 1 || wide_tiles <= wide_resident || !c.one_pass;
+        if (pays && one_pass_partition(wide_tiles, wide_resident, kWideStages)) {
+            c.run = wide, c.tiles = wide_tiles, c.resident = wide_resident;
+            c.one_pass = true;
         }
     }
-    c.one_pass = one_pass_partition(c.tiles, c.resident, kNarrowStages);
     return c;
 }
 

@@ -439,20 +439,19 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 #ifndef GP_PARTITION_ONE_PASS
 #define GP_PARTITION_ONE_PASS 2
 #endif
-/* A partition of 1- or 8-byte items whose narrow tiles outnumber the
- * resident blocks runs in one pass on wide tiles instead, where no block
- * gets more of them than its 3 stages (one_pass_partition; docs/perf/scan.md,
- * round 31). H100: int64 at 2^20 by flags 16.3-16.5 -> 15.5-15.9 us, by
- * comparison 16.5 -> 15.1-15.3 (over CUB); u8 by flags at 2^23 27.8-27.9 ->
- * 24.4-24.5. int32 lost up to 20% (2^19), so 2- and 4-byte items keep the
- * narrow tiles. 0: never. */
+/* A partition whose narrow tiles outnumber the resident blocks runs in one
+ * pass on wide tiles (3 stages) instead, where those come one a block, or
+ * where the narrow tiles cannot run in one pass and the wide ones can
+ * (cuda_select.cu, choose_persistent; docs/perf/scan.md, rounds 31-32).
+ * H100, us: partition-if u16 at 2^23 38.7 -> 28.4 (0.77x -> 1.06x CUB), u8
+ * 30.5 -> 21.8; partition u8 at 2^23 28.1 -> 24.5; int64 at 2^20 by flags
+ * 16.5 -> 15.6-15.7, by comparison 15.9-16.3 -> 15.2-15.3 (over CUB). Taken wherever the
+ * wide tiles fit, they lost int32 by flags 9-10% at 2^21-2^22 and u16
+ * 4-6% at 2^22, where narrow ones ran in one pass on more blocks. 0:
+ * never. */
 #ifndef GP_PARTITION_WIDE_ONE_PASS
 #define GP_PARTITION_WIDE_ONE_PASS 1
 #endif
-__host__ __device__ constexpr bool partition_wide_one_pass(int item_bytes)
-{
-    return GP_PARTITION_WIDE_ONE_PASS && (item_bytes == 1 || item_bytes == 8);
-}
 /* A partition's count tasks count this many tiles each, under one status:
  * the look-back's pace (statuses per round trip, above) then covers G times
  * the elements. H200, 2^28 int32, G = 1: 1816 us, of which the count phase

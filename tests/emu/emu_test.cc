@@ -122,8 +122,8 @@ static gp_ctx make_ctx()
      * partition first (by flags, with bits) wherever it runs persistent
      * and not in one pass; the others count inside (the sizes are small). */
     g_state.partition_count_first = (int)(g_calls / 2 % 2);
-    /* One-pass partitions on wide tiles: by item size (1 and 8 bytes), and
-     * on every fifth call for every item size (the hook's 1). */
+    /* One-pass partitions on wide tiles: where they pay, and on every
+     * fifth call wherever they fit (the hook's 1). */
     g_state.partition_wide_one_pass = g_calls % 5 == 0 ? 1 : -1;
     /* The filter's chunks: 4 blocks (one "SM"), then 2 and 1 (the test
      * hook), so chunks of one tile and of many run. */
@@ -413,10 +413,10 @@ int main(int argc, char **argv)
      * --quick's sizes (two tiles at most, one pass), some must. */
     if (!quick) report(emu_counted_first_by_comparison > 0, "some partitions by comparison were counted first");
     printf("partitions by comparison counted first: %ld\n", emu_counted_first_by_comparison);
-    /* Partitions of 1- and 8-byte items whose narrow tiles outnumber the
-     * blocks run in one pass on wide ones where each block has a stage for
-     * every tile (choose_persistent): --medium's sizes on one or two
-     * blocks have such. */
+    /* Partitions whose narrow tiles outnumber the blocks run in one pass on
+     * wide ones where each block has a stage for every tile
+     * (choose_persistent): --medium's sizes on one or two blocks have
+     * such. */
     if (medium) report(emu_wide_one_pass_blocks > 0, "some partitions ran in one pass on wide tiles");
     printf("blocks of one-pass partitions on wide tiles: %ld\n", emu_wide_one_pass_blocks.load());
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
