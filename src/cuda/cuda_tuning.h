@@ -443,10 +443,10 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
  * pass on wide tiles (3 stages) instead, where those come one a block, or
  * where the narrow tiles cannot run in one pass and the wide ones can
  * (cuda_select.cu, choose_persistent; docs/perf/scan.md, rounds 31-32).
- * H100, us: partition-if u16 at 2^23 38.7 -> 28.4 (0.77x -> 1.06x CUB), u8
- * 30.5 -> 21.8; partition u8 at 2^23 28.1 -> 24.5; int64 at 2^20 by flags
- * 16.5 -> 15.6-15.7, by comparison 15.9-16.3 -> 15.2-15.3 (over CUB). Taken wherever the
- * wide tiles fit, they lost int32 by flags 9-10% at 2^21-2^22 and u16
+ * H100, us: partition-if u16 at 2^23 38.7 -> 28.4 (0.77x -> 1.06x CUB),
+ * u8 30.5 -> 21.8; partition u8 at 2^23 28.1 -> 24.5; int64 at 2^20 by
+ * flags 16.5 -> 15.6, by comparison 16.1 -> 15.2 (over CUB). Taken wherever
+ * the wide tiles fit, they lost int32 by flags 9-10% at 2^21-2^22 and u16
  * 4-6% at 2^22, where narrow ones ran in one pass on more blocks. 0:
  * never. */
 #ifndef GP_PARTITION_WIDE_ONE_PASS
