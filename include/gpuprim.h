@@ -395,14 +395,14 @@ GP_API gp_status gp_select_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n
  * DevicePartition reverses the rejected part; gpuprim does not). Placing
  * the rejected items needs the total first: on CUDA the one launch counts
  * before it writes, reading the flags twice (partition_flagged) or the
- * input twice (partition_if). From 64 MiB of 4- or 8-byte elements a
- * partition by flags is counted first by a launch of its own, which reads
- * the flags once and leaves a bit an element in the workspace for the
- * second (gp_select_workspace_size counts those bytes for any call of
- * that size); from 2^26 elements (2^23 of 1 or 2 bytes) a partition_if is
- * counted first too, still reading the input twice. Reading it twice is
- * the price of the stable order: at half selected it costs 1.5 x the bytes
- * of CUB's one read (docs/perf/scan.md, round 29).
+ * input twice (partition_if). From 2^23 elements of 4 or 8 bytes (2^24
+ * of 2) a partition by flags is counted first by a launch of its own,
+ * which reads the flags once and leaves a bit an element in the
+ * workspace for the second (gp_select_workspace_size counts those bytes
+ * for any call of that size); from 2^26 elements (2^23 of 1 or 2 bytes)
+ * a partition_if is counted first too, still reading the input twice.
+ * Reading it twice is the price of the stable order: at half selected it
+ * costs 1.5 x the bytes of CUB's one read (docs/perf/scan.md, round 29).
  */
 GP_API gp_status gp_partition_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n,
                                       const uint8_t *flags, void *out, int64_t *count,

@@ -306,6 +306,14 @@ static gp_status cuda_device_info(int device, gp_device_info *info)
 
 /* Everything ctx_init does after the host state exists; on failure the
  * caller frees what was set. */
+/* A tuning hook's value: 0 or 1 as set, -1 (the library's choice) when
+ * unset or anything else. */
+static int env_switch(const char *name)
+{
+    const char *v = getenv(name);
+    return v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] - '0' : -1;
+}
+
 static gp_status init_state(gp_ctx *ctx, context_state *st)
 {
     device_scope scope;
@@ -329,20 +337,15 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     st->lookback_warps = !(warps && strcmp(warps, "0") == 0);
     /* Large byte transposes take 256 x 256 tiles (cuda_transpose.cu);
      * 1 makes every matrix they can take use them (the tests), 0 none. */
-    const char *bytes = getenv("GPUPRIM_BYTE_TILES");
-    st->byte_tiles = bytes && (strcmp(bytes, "0") == 0 || strcmp(bytes, "1") == 0) ? bytes[0] - '0' : -1;
+    st->byte_tiles = env_switch("GPUPRIM_BYTE_TILES");
     /* A persistent partition is counted first by a kernel of its own
      * (cuda_select.cu, partition_counts_first) from a size on; 1 makes
      * every one that does not run in one pass do so (the tests), 0 none. */
-    const char *first = getenv("GPUPRIM_PARTITION_COUNT_FIRST");
-    st->partition_count_first =
-        first && (strcmp(first, "0") == 0 || strcmp(first, "1") == 0) ? first[0] - '0' : -1;
+    st->partition_count_first = env_switch("GPUPRIM_PARTITION_COUNT_FIRST");
     /* Some partitions run in one pass on wide tiles (cuda_select.cu,
      * choose_persistent); 1 makes every one whose wide tiles fit the
      * blocks' stages do so (for comparison, and the emulator), 0 none. */
-    const char *wide = getenv("GPUPRIM_PARTITION_WIDE_ONE_PASS");
-    st->partition_wide_one_pass =
-        wide && (strcmp(wide, "0") == 0 || strcmp(wide, "1") == 0) ? wide[0] - '0' : -1;
+    st->partition_wide_one_pass = env_switch("GPUPRIM_PARTITION_WIDE_ONE_PASS");
     /* Out-of-place tiled transposes pick cache hints, and for 16-byte
      * elements the tile side, by their size against the L2
      * (cuda_transpose.cu); small, mid or large applies one class to every

@@ -23,13 +23,14 @@
  * so only the count phase is paced by the look-back, over T / G statuses.
  * Bytes: the flags twice (10 n for 4-byte items against the 9 n minimum);
  * partition_if evaluates the comparison twice, so it reads the input twice
- * (12 n against 8 n). From 64 MiB of 4- or 8-byte items a partition by
- * flags is counted first instead: flag_bits_kernel reads the flags, writes
- * the total and a bit an item, and the one launch after it looks back as a
- * selection's, with the total known, staging the bits instead of the flags
- * (9.25 n; select_params::counted_first). Its count phase no longer holds
- * every write back. A large partition_if is counted first too, by
- * gp_count_if's kernel: still 12 n, but no write waits on a count phase.
+ * (12 n against 8 n). From 2^23 items of 4 or 8 bytes (2^24 of 2) a
+ * partition by flags is counted first instead: flag_bits_kernel reads the
+ * flags, writes the total and a bit an item, and the one launch after it
+ * looks back as a selection's, with the total known, staging the bits
+ * instead of the flags (9.25 n; select_params::counted_first). Its count
+ * phase no longer holds every write back. A large partition_if is
+ * counted first too, by gp_count_if's kernel: still 12 n, but no write
+ * waits on a count phase.
  * Where every tile of a resident grid has a stage of its own, a partition
  * runs in one pass instead and reads everything once (one_pass_partition,
  * below). The alternatives cost as much or more: rejected items staged in
@@ -1090,9 +1091,9 @@ unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of
 
 /* Whether a persistent partition of n items of t is counted first: by
  * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
- * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES); by comparison, gp_count_if's
- * kernel, then select_kernel_pipelined with the total
- * (GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS). And the workspace that takes
+ * the bits (GP_PARTITION_COUNT_FIRST_MIN_ITEMS; 1-byte items never); by
+ * comparison, gp_count_if's kernel, then select_kernel_pipelined with the
+ * total (GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS). And the workspace that takes
  * after the arena, the larger of the two where both apply: by flags, n
  * rounded up to 128 items, a bit each, then a partial count a block of
  * flag_bits_kernel; by comparison, count_kernel's partials. */
@@ -1103,7 +1104,8 @@ bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_fl
     const size_t sz = gp_dtype_size(t);
     if (!by_flags)
         return n >= (sz <= 2 ? GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW : GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS);
-    return sz >= 4 && (long long)sz * n >= GP_PARTITION_COUNT_FIRST_MIN_BYTES;
+    if (sz == 1) return false;
+    return n >= (sz == 2 ? GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW : GP_PARTITION_COUNT_FIRST_MIN_ITEMS);
 }
 unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
 {
@@ -1192,8 +1194,9 @@ struct persistent_choice {
 /* Wider where it pays, else wide where that pays, else narrow; a
  * partition runs in one pass on narrow tiles where it can, and where its
  * narrow tiles outnumber the blocks, on wide ones where those come one a
- * block or where only they can (GP_PARTITION_WIDE_ONE_PASS). Bits: a
- * partition by flags counted first. */
+ * block, where only they can, or for 8-byte items wherever they fit
+ * (GP_PARTITION_WIDE_ONE_PASS, _MIN_ITEM_BYTES). Bits: a partition by
+ * flags counted first. */
 persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool bits)
 {
     using lookback::persistent_kernel;
@@ -1219,7 +1222,8 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool b
     if (wide.fn && allowed && c.tiles > c.resident) {
         const unsigned long long wide_tiles = lookback::tiles_of(wide.tile, a->n);
         const unsigned wide_resident = resident_of(wide);
-        const bool pays = hook == 1 || wide_tiles <= wide_resident || !c.one_pass;
+        const bool pays = hook == 1 || wide_tiles <= wide_resident || !c.one_pass ||
+                          gp_dtype_size(a->t) >= GP_PARTITION_WIDE_ONE_PASS_MIN_ITEM_BYTES;
         if (pays && one_pass_partition(wide_tiles, wide_resident, kWideStages)) {
             c.run = wide, c.tiles = wide_tiles, c.resident = wide_resident;
             c.one_pass = true;

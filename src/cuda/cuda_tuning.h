@@ -452,6 +452,14 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 #ifndef GP_PARTITION_WIDE_ONE_PASS
 #define GP_PARTITION_WIDE_ONE_PASS 1
 #endif
+/* Items of at least this many bytes take wide tiles in one pass wherever
+ * those fit the stages: int64 at 2^21 (1024 narrow tiles in one pass on 396
+ * blocks, 512 wide ones on 264) ran 2-4% faster on wide tiles in three
+ * A/Bs (round 32: by flags 24.1-24.6 -> 23.5-23.8 us, by comparison
+ * 23.8-24.0 -> 23.0-23.2). */
+#ifndef GP_PARTITION_WIDE_ONE_PASS_MIN_ITEM_BYTES
+#define GP_PARTITION_WIDE_ONE_PASS_MIN_ITEM_BYTES 8
+#endif
 /* A partition's count tasks count this many tiles each, under one status:
  * the look-back's pace (statuses per round trip, above) then covers G times
  * the elements. H200, 2^28 int32, G = 1: 1816 us, of which the count phase
@@ -472,17 +480,20 @@ static_assert(kPartitionGroup >= 1 && kPartitionGroup <= 32, "a group's tiles ar
 #define GP_PARTITION_GROUP_MIN_TILES 2048
 #endif
 constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
-/* A persistent partition by flags of 4- and 8-byte items whose items take
- * at least this many bytes is counted first: flag_bits_kernel writes the
+/* A persistent partition by flags of at least this many 4- or 8-byte
+ * items (2-byte: _NARROW) is counted first: flag_bits_kernel writes the
  * total and a bit an item, then the partition's kernel looks back as a
  * selection's and stages the bits instead of the flags
  * (select_params::counted_first). H100, bench partition, us, counted first
- * against the count phase inside (docs/perf/scan.md, round 28): int32 2^24
- * 71.3 / 81.9, 2^26 240 / 254, 2^28 912 / 944; int64 2^24 113 / 118, 2^26
- * 410 / 431, 2^28 1599 / 1690; int64 2^22 (32 MiB) 39.3 / 37.7, and u8
- * (counted without bits) lost 1-5% from 2^24. */
-#ifndef GP_PARTITION_COUNT_FIRST_MIN_BYTES
-#define GP_PARTITION_COUNT_FIRST_MIN_BYTES (1ll << 26)
+ * against the count phase inside (docs/perf/scan.md, rounds 28 and 32):
+ * int32 2^22 26.4 / 26.6, 2^23 43.1 / 52.8, 2^24 71.3 / 81.9, 2^28 912 /
+ * 944; int64 2^22 39.3 / 37.7, 2^23 63.2 / 63.5, 2^28 1599 / 1690; u16
+ * 2^24 50.0 / 51.0, 2^25 83.5 / 88.0; u8 lost 1-5% from 2^24. */
+#ifndef GP_PARTITION_COUNT_FIRST_MIN_ITEMS
+#define GP_PARTITION_COUNT_FIRST_MIN_ITEMS (1ll << 23)
+#endif
+#ifndef GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW
+#define GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW (1ll << 24)
 #endif
 /* A persistent partition by comparison of at least this many items is
  * counted first too, by gp_count_if's kernel (count_kernel): the
