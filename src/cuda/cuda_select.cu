@@ -211,19 +211,20 @@ __device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_b
 }
 
 /*
- * Compacts a thread's rows into its tile's stage: kept items at their
- * ranks, and (Partition) the rejected ones after the tile's `kept`, each in
- * input order; positions (in the tile) from valid_pos on do not exist.
- * Through two running pointers: a store and an add an item. Indexed as
- * stage[rank] the address was rebuilt from the stage, the rank and (for
- * the rejected) the position at every item, six or seven instructions
- * (SASS of the u8 select-if kernel).
+ * Compacts a thread's rows into its tile's stage (room for a whole tile):
+ * kept items at their ranks, and (Partition) the rejected ones after the
+ * tile's `kept`, each in input order. Through two running pointers: a
+ * store and an add an item. Indexed as stage[rank] the address was rebuilt
+ * from the stage, the rank and (for the rejected) the position at every
+ * item, six or seven instructions (SASS of the u8 select-if kernel). In a
+ * partial tile the positions past the input are never kept, so as
+ * "rejected" they land after every real item, inside the stage, where
+ * nothing reads them: no check of each item's position is needed.
  */
 template <class T, bool Partition, int Items>
 __device__ __forceinline__ void compact_rows(T *stage, const T (&x)[rows<T, Items>::R][rows<T, Items>::V],
                                              const unsigned (&mask)[rows<T, Items>::R], unsigned warp_before,
-                                             const unsigned (&row_base)[rows<T, Items>::R], unsigned kept,
-                                             int valid_pos)
+                                             const unsigned (&row_base)[rows<T, Items>::R], unsigned kept)
 {
     using L = rows<T, Items>;
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -236,7 +237,7 @@ __device__ __forceinline__ void compact_rows(T *stage, const T (&x)[rows<T, Item
 #pragma unroll
         for (int e = 0; e < L::V; e++) {
             if (mask[r] >> e & 1u) *to_kept++ = x[r][e];
-            else if (Partition && pos + e < valid_pos) *to_rejected++ = x[r][e];
+            else if (Partition) *to_rejected++ = x[r][e];
         }
     }
 }
@@ -528,7 +529,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     const int64_t tile_valid64 = p.n - tile_base;
     const int tile_valid = tile_valid64 > kTile ? (int)kTile : (int)tile_valid64;
     if (kept == 0 && !Partition) return;
-    compact_rows<T, Partition, Items>(stage, x, mask, warp_before, row_base, kept, tile_valid);
+    compact_rows<T, Partition, Items>(stage, x, mask, warp_before, row_base, kept);
     __syncthreads();
     T *out = static_cast<T *>(p.out);
     const int limit = Partition ? tile_valid : (int)kept;

@@ -344,9 +344,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
                                                                   kept, sync_select_warps{});
         /* Every scan thread has read stage s: compact the kept items into
          * it, and (partition) the rejected ones after them, in order. */
-        const int64_t valid_in_tile = valid + warp * L::kWarpItems;
-        compact_rows<T, Partition, Items>(items_of(s), x, mask, warp_before, row_base, kept,
-                                          valid_in_tile < kTile ? (int)valid_in_tile : (int)kTile);
+        compact_rows<T, Partition, Items>(items_of(s), x, mask, warp_before, row_base, kept);
         /* Every scan thread arrives, so its reads of kept_of and before_of
          * for use - kStages happen before their next writes by the
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */
