@@ -304,8 +304,6 @@ static gp_status cuda_device_info(int device, gp_device_info *info)
 
 /* --------------------------------------------------------------- context */
 
-/* Everything ctx_init does after the host state exists; on failure the
- * caller frees what was set. */
 /* A tuning hook's value: 0 or 1 as set, -1 (the library's choice) when
  * unset or anything else. */
 static int env_switch(const char *name)
@@ -314,6 +312,8 @@ static int env_switch(const char *name)
     return v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] - '0' : -1;
 }
 
+/* Everything ctx_init does after the host state exists; on failure the
+ * caller frees what was set. */
 static gp_status init_state(gp_ctx *ctx, context_state *st)
 {
     device_scope scope;
