@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         const int kept = (int)kept_of[s];
         const T *run = items_of(s);
         T *out = static_cast<T *>(p.out);
-        if constexpr (sizeof(T) < 4 && GP_SELECT_VECTOR_RUNS) {
+        if constexpr (GP_SELECT_VECTOR_RUNS) {
             uint8_t *bytes_out = static_cast<uint8_t *>(p.out);
             const uint8_t *stage_bytes = stages + s * kStageBytes;
             copy_run(bytes_out + before * sizeof(T), stage_bytes, 0, (unsigned)kept * sizeof(T));

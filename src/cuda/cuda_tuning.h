@@ -411,8 +411,10 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 {
     return (long long)kSelectThreads * select_wider_items(item_bytes);
 }
-/* 1: select_kernel_pipelined writes the runs of 1- and 2-byte items 16
- * bytes a store (copy_run, cuda_select_pipelined.cuh); 0: an item a store. */
+/* 1: select_kernel_pipelined writes its runs 16 bytes a store (copy_run,
+ * cuda_select_pipelined.cuh); 0: an item a store. Items of 4 and 8 bytes
+ * gained 0.3-3% (docs/perf/scan.md, round 35), 1-byte ones 10-25% (round
+ * 20). */
 #ifndef GP_SELECT_VECTOR_RUNS
 #define GP_SELECT_VECTOR_RUNS 1
 #endif
