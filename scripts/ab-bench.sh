@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A/B of tools built elsewhere (here, without a GPU, with the GP_* macros of
 # src/cuda/cuda_tuning.h set through CMAKE_CUDA_FLAGS) in one device call:
-# each DIR holds a gpuprim tool and any libgpuprim.so it needs (copied from
-# a build folder into an ignored one, build-ab/NAME, which the device tool
-# carries). Runs every case with every tool, interleaved, AB_ROUNDS times,
-# then prints one line per (case, size, tool): the rounds' times, the share
-# of the copy and the ratio to CUB, both medians.
+# each DIR holds a gpuprim tool, stripped and perhaps xz-packed as
+# gpuprim.xz (copied from a build folder into an ignored one,
+# build-ab/NAME, which the device tool carries). Runs every case with
+# every tool, interleaved, AB_ROUNDS times, then prints one line per (case,
+# size, tool): the rounds' times, the share of the copy and the ratio to
+# CUB, both medians.
 #   AB_CASES="partition:i32,f32 select:i64" [AB_SIZES=2^24,2^26,2^28] \
 #     [AB_ROUNDS=2] [AB_RUNS=10] scripts/ab-bench.sh DIR...
 # Logs go to $OUT/ab-bench.log (or ./ab-bench.log). Past AB_DEADLINE_S
@@ -20,7 +21,11 @@ deadline=${AB_DEADLINE_S:-540}
 log=${OUT:-.}/ab-bench.log
 t0=$(date +%s)
 : >"$log"
-for dir in "$@"; do
+for dir in "$@"; do # a tool may come xz-packed (the device tool carries 64 MiB at most)
+  if [ ! -x "$dir/gpuprim" ] && [ -f "$dir/gpuprim.xz" ]; then
+    python3 -c 'import lzma, sys; open(sys.argv[1][:-3], "wb").write(lzma.open(sys.argv[1]).read())' "$dir/gpuprim.xz" &&
+      chmod +x "$dir/gpuprim"
+  fi
   [ -x "$dir/gpuprim" ] || { echo "ab-bench: no tool at $dir/gpuprim" >&2; exit 2; }
 done
 skipped=0
@@ -28,7 +33,7 @@ for r in $(seq 1 "$rounds"); do
   for c in "${cases[@]}"; do
     for dir in "$@"; do
       if [ $(( $(date +%s) - t0 )) -ge "$deadline" ]; then skipped=$((skipped + 1)); continue; fi
-      LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 "$dir/gpuprim" bench "${c%%:*}" \
+      timeout 120 "$dir/gpuprim" bench "${c%%:*}" \
         --dtype "${c#*:}" --sizes "$sizes" --max-log2 -1 --runs "$runs" 2>&1 |
         sed "s|^|$(basename "$dir") r$r |" >>"$log"
     done
