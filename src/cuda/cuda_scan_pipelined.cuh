@@ -72,7 +72,7 @@ struct pipe_shape {
     static constexpr int kItems = Wide ? scan_wide_items(sizeof(In)) : scan_items(sizeof(In), sizeof(A));
     static constexpr int64_t kTile = (int64_t)kScanThreads * kItems;
     static constexpr unsigned kTileBytes = (unsigned)kTile * sizeof(In);
-    static constexpr int K = Wide ? 1 : GP_SCAN_LOOKBACK_WARPS;
+    static constexpr int K = Wide ? GP_SCAN_WIDE_LOOKBACK_WARPS : GP_SCAN_LOOKBACK_WARPS;
     static constexpr int kStages = K + 2;
     static constexpr int kThreads = kScanThreads + K * kWarp;
     static constexpr size_t kSharedBytes = (size_t)kStages * kTileBytes; /* dynamic */

@@ -86,8 +86,10 @@ __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, uns
 /* A pipelined selection's shape: K look-back warps, K + 2 stages (K
  * parked, one ranked, one landing), each a tile's items and, by flags, its
  * flags. By tier: narrow, select_kernel's tiles (at most 16 KiB) and
- * GP_SELECT_LOOKBACK_WARPS; wide and wider (cuda_tuning.h), one look-back
- * warp. */
+ * GP_SELECT_LOOKBACK_WARPS; wide (cuda_tuning.h), one look-back warp;
+ * wider, GP_SELECT_WIDER_LOOKBACK_WARPS where their stages still let an SM
+ * hold the blocks its registers allow (1-byte selections by comparison),
+ * else one. */
 enum select_tier { kNarrow, kWide, kWider };
 
 template <class T, bool ByFlags, int Tier>
@@ -96,16 +98,18 @@ struct select_pipe_shape {
                                   : Tier == kWide ? select_wide_items(sizeof(T))
                                                   : select_wider_items(sizeof(T));
     static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
-    static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS : 1;
-    static constexpr int kStages = K + 2;
-    static constexpr int kThreads = kSelectThreads + K * kWarp;
     static constexpr unsigned kStageBytes = (unsigned)(kTile * ((long long)sizeof(T) + (ByFlags ? 1 : 0)));
-    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes; /* dynamic */
     /* Blocks an SM holds with every stage in shared memory (227 KiB an SM,
      * a little kept for the static part), at most 3 (72 registers); 2 for
      * rows of more than 32 items (96). */
-    static constexpr long long kFit = (227 * 1024 - 2048) / (long long)kSharedBytes;
     static constexpr int kMaxBlocks = kItems > 32 ? 2 : 3;
+    static constexpr long long fit(int stages) { return (227 * 1024 - 2048) / ((long long)stages * kStageBytes); }
+    static constexpr bool kWiderFits = Tier == kWider && fit(GP_SELECT_WIDER_LOOKBACK_WARPS + 2) >= kMaxBlocks;
+    static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS : kWiderFits ? GP_SELECT_WIDER_LOOKBACK_WARPS : 1;
+    static constexpr int kStages = K + 2;
+    static constexpr int kThreads = kSelectThreads + K * kWarp;
+    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes; /* dynamic */
+    static constexpr long long kFit = fit(kStages);
     static constexpr int kBlocks = kFit >= kMaxBlocks ? kMaxBlocks : kFit < 1 ? 1 : (int)kFit;
 };
 
@@ -278,8 +282,6 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         stage::wait(&placed[s], (u / kStages) & 1u);
         const unsigned long long before = before_of[s];
         const int kept = (int)kept_of[s];
-        const T *run = items_of(s);
-        T *out = static_cast<T *>(p.out);
         if constexpr (GP_SELECT_VECTOR_RUNS) {
             uint8_t *bytes_out = static_cast<uint8_t *>(p.out);
             const uint8_t *stage_bytes = stages + s * kStageBytes;
@@ -293,6 +295,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
             }
             return;
         }
+        const T *run = items_of(s);
+        T *out = static_cast<T *>(p.out);
         if constexpr (!Partition) {
             for (int i = threadIdx.x; i < kept; i += kSelectThreads) out[before + i] = run[i];
             return;

@@ -325,6 +325,13 @@ __host__ __device__ constexpr int scan_cluster_items(int in_bytes, int acc_bytes
 #define GP_WIDE_MIN_TILES_PER_BLOCK 4
 #endif
 constexpr long long kWideMinTilesPerBlock = GP_WIDE_MIN_TILES_PER_BLOCK;
+/* Look-back warps of the scan's wide tiles (K + 2 stages a block). Two,
+ * with 24 KiB tiles so that 2 blocks still fit an SM, were 1-3% slower for
+ * u8, i32 and i64 at 2^24-2^28 (H100, docs/perf/scan.md, round 36). */
+#ifndef GP_SCAN_WIDE_LOOKBACK_WARPS
+#define GP_SCAN_WIDE_LOOKBACK_WARPS 1
+#endif
+static_assert(GP_SCAN_WIDE_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* The scan's wide tile: 32 KiB (32 and 16 items a thread), 3 stages a
  * block, 2 blocks an SM (96 registers, no spills); 24 KiB with 3 blocks an
  * SM did as well but spilled 4-28 bytes in the 8-byte kernels at 72. */
@@ -432,6 +439,17 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #define GP_SELECT_LOOKBACK_WARPS 2
 #endif
 static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
+/* Look-back warps of the wider tier's kernels whose K + 2 stages still fit
+ * the blocks their registers allow (two an SM, 95 registers): 1-byte
+ * selections by comparison (16 KiB stages; by flags, 32 KiB stages, they
+ * keep one). H100, select-if u8 2^26 59.2-59.5 -> 57.9-58.2 us, 2^28
+ * 201-203 -> 195-196 (1.94x -> 2.00x CUB); 3 spilled (80 registers) and
+ * lost 3-9%; by flags on 12 KiB tiles with two lost 4-7% (docs/perf/scan.md,
+ * round 36). */
+#ifndef GP_SELECT_WIDER_LOOKBACK_WARPS
+#define GP_SELECT_WIDER_LOOKBACK_WARPS 2
+#endif
+static_assert(GP_SELECT_WIDER_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* A partition with at most K + 2 narrow tiles a resident block (one a
  * stage) skips the count tasks (cuda_select.cu, one_pass_partition;
  * docs/perf/scan.md, round 17). 0: never; 1: where the persistent grid
