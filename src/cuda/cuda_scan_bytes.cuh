@@ -98,15 +98,64 @@ __device__ __forceinline__ void shift_row(uint4 &v)
     v.x = v.x << 8 | lanes<Op>::kIdentityByte;
 }
 
+/*
+ * Sums by dot products. dp4a(w, m, c) adds to c the bytes of w that mask m
+ * selects (m's bytes 0 or 1), so against the masks of the bytes up to each
+ * one it gives all four running sums of a word from a carry at once, four
+ * independent instructions, and three byte permutes gather their low
+ * bytes: 7 instructions a word, where the lane-wise adds take some 14
+ * before the carry is added, and the carry (the sum of every byte before
+ * the row) comes in without a pass of its own. So a packed sum first takes
+ * only its rows' totals and scans each row once, when its carry is known.
+ */
+template <class Op>
+constexpr bool dot_sums = GP_SCAN_BYTES_DP4A && std::is_same_v<Op, tile::op_sum>;
+
+/* Word w's bytes summed in order after `carry` (its low byte counts):
+ * inclusive, each byte with those before it; exclusive, those before it
+ * only. carry becomes carry plus the word's four bytes. */
+template <bool Exclusive>
+__device__ __forceinline__ uint32_t sum_word(uint32_t w, uint32_t &carry)
+{
+    const uint32_t c = carry;
+    const uint32_t s1 = __dp4a(w, 0x00000001u, c), s2 = __dp4a(w, 0x00000101u, c), s3 = __dp4a(w, 0x00010101u, c);
+    carry = __dp4a(w, 0x01010101u, c);
+    /* Selector 0x0040: byte 0 of the first word, then byte 0 of the second;
+     * 0x5410: the low halves of both. */
+    const uint32_t lo = Exclusive ? __byte_perm(c, s1, 0x0040) : __byte_perm(s1, s2, 0x0040);
+    const uint32_t hi = Exclusive ? __byte_perm(s2, s3, 0x0040) : __byte_perm(s3, carry, 0x0040);
+    return __byte_perm(lo, hi, 0x5410);
+}
+
+template <bool Exclusive>
+__device__ __forceinline__ void sum_row(uint32_t carry, uint4 &v)
+{
+    v.x = sum_word<Exclusive>(v.x, carry);
+    v.y = sum_word<Exclusive>(v.y, carry);
+    v.z = sum_word<Exclusive>(v.z, carry);
+    v.w = sum_word<Exclusive>(v.w, carry);
+}
+
 /* tile::warp_scan_rows for packed rows: v[r] becomes the thread-local
- * inclusive scan, lane_prefix[r] the combination of the segment before the
- * thread's row r. Returns the segment's total on every lane. */
+ * inclusive scan (dot_sums: stays as loaded, for finish_rows), lane_prefix[r]
+ * the combination of the segment before the thread's row r. Returns the
+ * segment's total on every lane. */
 template <class Op, class A, int R>
 __device__ __forceinline__ A warp_scan_rows(uint4 (&v)[R], A (&lane_prefix)[R])
 {
     A carry = Op::template identity<A>();
 #pragma unroll
-    for (int r = 0; r < R; r++) carry = tile::chain_row<Op>(static_cast<A>(scan_row<Op>(v[r])), carry, lane_prefix[r]);
+    for (int r = 0; r < R; r++) {
+        uint32_t own;
+        if constexpr (dot_sums<Op>) {
+            own = __dp4a(v[r].x, 0x01010101u, 0u) + __dp4a(v[r].y, 0x01010101u, 0u);
+            own = __dp4a(v[r].z, 0x01010101u, own);
+            own = __dp4a(v[r].w, 0x01010101u, own);
+        } else {
+            own = scan_row<Op>(v[r]);
+        }
+        carry = tile::chain_row<Op>(static_cast<A>(own), carry, lane_prefix[r]);
+    }
     return carry;
 }
 
@@ -116,8 +165,14 @@ __device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], b
 {
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        if (exclusive) shift_row<Op>(v[r]);
-        apply_row<Op>(static_cast<uint32_t>(Op::apply(base, lane_prefix[r])), v[r]);
+        const uint32_t before = static_cast<uint32_t>(Op::apply(base, lane_prefix[r]));
+        if constexpr (dot_sums<Op>) {
+            if (exclusive) sum_row<true>(before, v[r]);
+            else sum_row<false>(before, v[r]);
+        } else {
+            if (exclusive) shift_row<Op>(v[r]);
+            apply_row<Op>(before, v[r]);
+        }
     }
 }
 

@@ -348,6 +348,15 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 #ifndef GP_SCAN_PACKED_BYTES
 #define GP_SCAN_PACKED_BYTES 1
 #endif
+/* 1: packed 1-byte sums scan a word with dot products (dp4a against
+ * masks of ones, plus a carry) and gather the bytes with permutes
+ * (cuda_scan_bytes.cuh, sum_word); 0: two shifted lane-wise adds a word.
+ * H100, scan sum u8, us: 2^22 9.7 -> 9.0, 2^26 53.4 -> 51.0 (86.5 -> 91.0%
+ * of the copy), 2^28 189.6 -> 186.7 (94.0 -> 95.6%) (docs/perf/scan.md,
+ * round 38). */
+#ifndef GP_SCAN_BYTES_DP4A
+#define GP_SCAN_BYTES_DP4A 1
+#endif
 /* A persistent scan_kernel stages its tiles in shared memory, this many
  * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
  * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always

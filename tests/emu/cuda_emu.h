@@ -133,6 +133,19 @@ inline unsigned long long atomicExch(unsigned long long *p, unsigned long long v
     return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
 }
 
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
+{
+    for (int i = 0; i < 4; i++) c += (a >> 8 * i & 0xffu) * (b >> 8 * i & 0xffu);
+    return c;
+}
+/* Byte i of the result: byte (s >> 4i) & 7 of {x, y} (x's bytes 0-3, y's 4-7). */
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    const unsigned long long both = (unsigned long long)y << 32 | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++) r |= (unsigned)(both >> 8 * (s >> 4 * i & 7u) & 0xffu) << 8 * i;
+    return r;
+}
 inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift)
 {
     const unsigned long long both = (unsigned long long)hi << 32 | lo;

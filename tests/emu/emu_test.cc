@@ -374,8 +374,10 @@ int main(int argc, char **argv)
                 /* Every packed op, whatever the rotation gave: narrow tiles
                  * at 32769 (5 of them), wide at 98305 (4; two resident
                  * blocks, emu_lookback_persistent). */
-                if (packed_wide && w == 0 && (si == 4 || si == 7))
+                if (packed_wide && w == 0 && (si == 4 || si == 7)) {
                     for (gp_op pop : {GP_OP_SUM, GP_OP_AND, GP_OP_OR, GP_OP_XOR}) scan_case(t, t, pop, n, pop == GP_OP_SUM || pop == GP_OP_AND, false, 0);
+                    scan_case(t, t, GP_OP_SUM, n, false, false, 0); /* sums both ways (bytes::sum_word) */
+                }
             }
     printf("scan: %ld passed, %ld failed\n", passed, failed);
     /* select-if's comparisons (ranges, word at a time) against C's. */
