@@ -156,6 +156,11 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         }
         stage::fence_init();
     }
+    /* The ticket is an L2 round trip before the first stage is fetched:
+     * meanwhile L2 fetches the tile this block would take with tickets in
+     * block order (whichever block takes it finds it there). */
+    if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && whole(stage::launch_index()))
+        stage::prefetch_l2(in + (int64_t)stage::launch_index() * kTile, kTileBytes);
     const lookback::ticket t = lookback::take_ticket(p.arena, p.grid, p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();

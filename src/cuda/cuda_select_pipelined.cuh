@@ -195,6 +195,13 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         }
         stage::fence_init();
     }
+    /* As the scan's: L2 fetches the first tile of this block's likely
+     * ticket while the ticket is taken (not where count uses come first). */
+    if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && !by_groups && whole(stage::launch_index())) {
+        stage::prefetch_l2(static_cast<const T *>(p.in) + (int64_t)stage::launch_index() * kTile, kItemBytes);
+        if (with_bits) stage::prefetch_l2(p.bits + (int64_t)stage::launch_index() * (kTile / 32), kBitBytes);
+        else if (ByFlags) stage::prefetch_l2(p.flags + (int64_t)stage::launch_index() * kTile, (unsigned)kTile);
+    }
     const lookback::ticket t =
         lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;

@@ -57,6 +57,8 @@ __device__ __forceinline__ void arrive(uint64_t *bar)
  * copies that follow, so no waiter sees the phase before they are done. */
 __device__ __forceinline__ void expect_bytes(uint64_t *bar, unsigned) { arrive(bar); }
 __device__ __forceinline__ void copy(void *dst, const void *src, unsigned bytes, uint64_t *) { memcpy(dst, src, bytes); }
+__device__ __forceinline__ void prefetch_l2(const void *, unsigned) {}
+__device__ __forceinline__ unsigned launch_index() { return 0; } /* blocks are known by ticket only */
 __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
 {
     while ((*bar >> 32 & 1u) == parity) gp_emu::sleep_a_little();
@@ -110,6 +112,17 @@ __device__ __forceinline__ void copy(void *dst, const void *src, unsigned bytes,
                      smem_address(dst)),
                  "l"(src), "r"(bytes), "r"(smem_address(bar))
                  : "memory");
+}
+
+/* The block's place in the launch, for hints only: a persistent kernel's
+ * work goes by ticket (cuda_lookback.cuh). */
+__device__ __forceinline__ unsigned launch_index() { return blockIdx.x; }
+
+/* Asks L2 for `bytes` (a multiple of 16) at global `src`, 16-byte aligned,
+ * ahead of a copy that will want them; nothing to wait for. */
+__device__ __forceinline__ void prefetch_l2(const void *src, unsigned bytes)
+{
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
 }
 
 /* Every thread that reads the stage: waits until its phase `parity` completes. */

@@ -361,6 +361,15 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
  * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
  * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always
  * in flight. */
+/* 1: a look-back-warp kernel's thread 0 asks L2 for the first tile of
+ * its likely ticket (blockIdx.x) before it takes the ticket, so the
+ * ticket's round trip overlaps the tile's first DRAM latency; 0: not.
+ * H100, us: scan u8 2^26 51.5-52.0 -> 49.9-50.9, select int32 2^24
+ * 50.9-51.5 -> 49.5-50.5, 2^22 scans and selections 0.3-0.6 us less
+ * (docs/perf/scan.md, round 39). */
+#ifndef GP_PREFETCH_FIRST_TILE
+#define GP_PREFETCH_FIRST_TILE 1
+#endif
 #ifndef GP_SCAN_STAGE_BYTES
 #define GP_SCAN_STAGE_BYTES 49152
 #endif
