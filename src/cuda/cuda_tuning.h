@@ -357,10 +357,6 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 #ifndef GP_SCAN_BYTES_DP4A
 #define GP_SCAN_BYTES_DP4A 1
 #endif
-/* A persistent scan_kernel stages its tiles in shared memory, this many
- * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
- * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always
- * in flight. */
 /* 1: a look-back-warp kernel's thread 0 asks L2 for the first tile of
  * its likely ticket (blockIdx.x) before it takes the ticket, so the
  * ticket's round trip overlaps the tile's first DRAM latency; 0: not.
@@ -370,6 +366,10 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 #ifndef GP_PREFETCH_FIRST_TILE
 #define GP_PREFETCH_FIRST_TILE 1
 #endif
+/* A persistent scan_kernel stages its tiles in shared memory, this many
+ * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
+ * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always
+ * in flight. */
 #ifndef GP_SCAN_STAGE_BYTES
 #define GP_SCAN_STAGE_BYTES 49152
 #endif
