@@ -221,10 +221,10 @@ __device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_b
  * "rejected" they land after every real item, inside the stage, where
  * nothing reads them: no check of each item's position is needed.
  */
-template <class T, bool Partition, int Items>
-__device__ __forceinline__ void compact_rows(T *stage, const T (&x)[rows<T, Items>::R][rows<T, Items>::V],
-                                             const unsigned (&mask)[rows<T, Items>::R], unsigned warp_before,
-                                             const unsigned (&row_base)[rows<T, Items>::R], unsigned kept)
+template <class T, bool Partition, int Items, class Held>
+__device__ __forceinline__ void compact_rows(T *stage, const Held &h, const unsigned (&mask)[rows<T, Items>::R],
+                                             unsigned warp_before, const unsigned (&row_base)[rows<T, Items>::R],
+                                             unsigned kept)
 {
     using L = rows<T, Items>;
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -236,8 +236,8 @@ __device__ __forceinline__ void compact_rows(T *stage, const T (&x)[rows<T, Item
         T *to_rejected = stage + kept + ((unsigned)pos - rank); /* rank <= pos */
 #pragma unroll
         for (int e = 0; e < L::V; e++) {
-            if (mask[r] >> e & 1u) *to_kept++ = x[r][e];
-            else if (Partition) *to_rejected++ = x[r][e];
+            if (mask[r] >> e & 1u) *to_kept++ = h.item(r, e);
+            else if (Partition) *to_rejected++ = h.item(r, e);
         }
     }
 }
@@ -317,6 +317,75 @@ __device__ __forceinline__ void swar_compare_masks(const select_params &p, const
     for (int r = 0; r < L::R; r++)
         mask[r] = swar_row_mask<T>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
 }
+
+/*
+ * A thread's rows from loading to compaction: an item a register, x[R][V];
+ * or (Packed, 1-byte items) as loaded, a 16-byte word a row, each item
+ * taken out where it is stored. 64 u8 items a thread held one a register
+ * took 95 registers and left 2 blocks an SM, 20 warps, with the issue
+ * slots idle half the time (Nsight Compute, select-if u8 at 2^26); as
+ * words they take 16 (docs/perf/scan.md, round 40).
+ */
+template <class T, int Items, bool Packed = false>
+struct held_rows {
+    using L = rows<T, Items>;
+    T x[L::R][L::V];
+    __device__ __forceinline__ T item(int r, int e) const { return x[r][e]; }
+    __device__ __forceinline__ void load_shared(const T *seg) { tile::load_rows_shared<T, T, T, Items>(seg, x); }
+    /* Loads from global memory, `valid` of the segment's items existing,
+     * and gives their kept masks. */
+    template <bool ByFlags>
+    __device__ __forceinline__ void load_global(const select_params &p, int64_t seg_base, int64_t valid,
+                                                unsigned (&mask)[L::R])
+    {
+        tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
+        kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
+    }
+};
+
+template <class T, int Items>
+struct held_rows<T, Items, true> {
+    static_assert(sizeof(T) == 1, "rows are held packed for 1-byte items only");
+    using L = rows<T, Items>;
+    uint4 w[L::R];
+    __device__ __forceinline__ T item(int r, int e) const
+    {
+        const uint32_t word = e < 4 ? w[r].x : e < 8 ? w[r].y : e < 12 ? w[r].z : w[r].w;
+        return (T)(word >> (8 * (e % 4)));
+    }
+    __device__ __forceinline__ void load_shared(const T *seg)
+    {
+        const int lane = threadIdx.x % kWarp;
+#pragma unroll
+        for (int r = 0; r < L::R; r++) w[r] = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
+    }
+    /* The one partial tile, a row at a time (64 items unpacked at once
+     * would set the kernel's register count); missing items read as 0 and
+     * are never kept. */
+    template <bool ByFlags>
+    __device__ __forceinline__ void load_global(const select_params &p, int64_t seg_base, int64_t valid,
+                                                unsigned (&mask)[L::R])
+    {
+        const int lane = threadIdx.x % kWarp;
+        const T *seg = static_cast<const T *>(p.in) + seg_base;
+#pragma unroll
+        for (int r = 0; r < L::R; r++) {
+            const int at = L::index(r, lane, 0);
+            const int64_t left = valid - at;
+            const int left_here = left < 0 ? 0 : left > L::V ? L::V : (int)left;
+            if (p.aligned && left_here == L::V) {
+                w[r] = tile::load16(seg + at);
+            } else {
+                tile::vec16<T> v;
+#pragma unroll
+                for (int e = 0; e < L::V; e++) v.e[e] = e < left_here ? seg[at + e] : T(0);
+                w[r] = v.u;
+            }
+            if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
+            else mask[r] = swar_row_mask<T>(w[r], swar_range_of<T>(p)) & ((1u << left_here) - 1u);
+        }
+    }
+};
 
 /* A partition group's per-warp counts: [warp][tile of the group]. */
 typedef unsigned group_counts[kSelectWarps][kPartitionGroup];
@@ -479,10 +548,9 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     const int64_t valid = p.n - seg_base;
 
     /* Items and the kept masks. */
-    T x[L::R][L::V];
+    held_rows<T, Items> h;
     unsigned mask[L::R];
-    tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
-    kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
+    h.template load_global<ByFlags>(p, seg_base, valid, mask);
     unsigned row_base[L::R];
     const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
     unsigned warp_before, kept;
@@ -529,7 +597,7 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     const int64_t tile_valid64 = p.n - tile_base;
     const int tile_valid = tile_valid64 > kTile ? (int)kTile : (int)tile_valid64;
     if (kept == 0 && !Partition) return;
-    compact_rows<T, Partition, Items>(stage, x, mask, warp_before, row_base, kept);
+    compact_rows<T, Partition, Items>(stage, h, mask, warp_before, row_base, kept);
     __syncthreads();
     T *out = static_cast<T *>(p.out);
     const int limit = Partition ? tile_valid : (int)kept;

@@ -99,10 +99,12 @@ struct select_pipe_shape {
                                                   : select_wider_items(sizeof(T));
     static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
     static constexpr unsigned kStageBytes = (unsigned)(kTile * ((long long)sizeof(T) + (ByFlags ? 1 : 0)));
+    /* The wider tier's 1-byte rows held as loaded (held_rows, cuda_select.cu). */
+    static constexpr bool kPacked = Tier == kWider && sizeof(T) == 1 && GP_SELECT_PACKED_BYTES && GP_SELECT_SWAR >= 1;
     /* Blocks an SM holds with every stage in shared memory (227 KiB an SM,
      * a little kept for the static part), at most 3 (72 registers); 2 for
-     * rows of more than 32 items (96). */
-    static constexpr int kMaxBlocks = kItems > 32 ? 2 : 3;
+     * rows of more than 32 items (96), unless held packed (64). */
+    static constexpr int kMaxBlocks = kItems > 32 && !kPacked ? 2 : 3;
     static constexpr long long fit(int stages) { return (227 * 1024 - 2048) / ((long long)stages * kStageBytes); }
     static constexpr bool kWiderFits = Tier == kWider && fit(GP_SELECT_WIDER_LOOKBACK_WARPS + 2) >= kMaxBlocks;
     static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS : kWiderFits ? GP_SELECT_WIDER_LOOKBACK_WARPS : 1;
@@ -171,17 +173,19 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
     auto whole = [&p](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
-    /* A stage's tile: its items, then its flags or its bits. */
+    /* A tile's parts, each f(source, bytes, offset in its stage): its
+     * items, then its flags or its bits. */
+    auto for_parts = [&](unsigned long long tile, auto &&f) {
+        f(static_cast<const T *>(p.in) + (int64_t)tile * kTile, kItemBytes, 0u);
+        if (with_bits) f(p.bits + (int64_t)tile * (kTile / 32), kBitBytes, kItemBytes);
+        else if (ByFlags) f(p.flags + (int64_t)tile * kTile, (unsigned)kTile, kItemBytes);
+    };
     auto fetch = [&](unsigned long long tile, int s) {
         const unsigned extra = !ByFlags ? 0u : with_bits ? kBitBytes : (unsigned)kTile;
         stage::expect_bytes(&full[s], kItemBytes + extra);
-        stage::copy(items_of(s), static_cast<const T *>(p.in) + (int64_t)tile * kTile, kItemBytes, &full[s]);
-        if (with_bits)
-            stage::copy(stages + s * kStageBytes + kItemBytes, p.bits + (int64_t)tile * (kTile / 32), kBitBytes,
-                        &full[s]);
-        else if (ByFlags)
-            stage::copy(stages + s * kStageBytes + kItemBytes, p.flags + (int64_t)tile * kTile, (unsigned)kTile,
-                        &full[s]);
+        for_parts(tile, [&](const void *src, unsigned bytes, unsigned at) {
+            stage::copy(stages + s * kStageBytes + at, src, bytes, &full[s]);
+        });
     };
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; s++) {
@@ -197,11 +201,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     }
     /* As the scan's: L2 fetches the first tile of this block's likely
      * ticket while the ticket is taken (not where count uses come first). */
-    if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && !by_groups && whole(stage::launch_index())) {
-        stage::prefetch_l2(static_cast<const T *>(p.in) + (int64_t)stage::launch_index() * kTile, kItemBytes);
-        if (with_bits) stage::prefetch_l2(p.bits + (int64_t)stage::launch_index() * (kTile / 32), kBitBytes);
-        else if (ByFlags) stage::prefetch_l2(p.flags + (int64_t)stage::launch_index() * kTile, (unsigned)kTile);
-    }
+    if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && !by_groups && whole(stage::launch_index()))
+        for_parts(stage::launch_index(), [](const void *src, unsigned bytes, unsigned) { stage::prefetch_l2(src, bytes); });
     const lookback::ticket t =
         lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles, ticket_words); /* a barrier inside */
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -322,11 +323,11 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         const int s = (int)(use % kStages);
         const int64_t seg_base = (int64_t)tile * kTile + (int64_t)warp * L::kWarpItems;
         const int64_t valid = p.n - seg_base;
-        T x[L::R][L::V];
+        held_rows<T, Items, shape::kPacked> h;
         unsigned mask[L::R];
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
-            tile::load_rows_shared<T, T, T, Items>(items_of(s) + warp * L::kWarpItems, x);
+            h.load_shared(items_of(s) + warp * L::kWarpItems);
             if (with_bits) {
                 const uint32_t *b =
                     reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items;
@@ -339,14 +340,17 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
                 const uint8_t *f = stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems;
 #pragma unroll
                 for (int r = 0; r < L::R; r++) mask[r] = flag_mask<L::V, true>(f + L::index(r, lane, 0), true, L::V);
+            } else if constexpr (shape::kPacked) {
+                const swar_range c = swar_range_of<T>(p);
+#pragma unroll
+                for (int r = 0; r < L::R; r++) mask[r] = swar_row_mask<T>(h.w[r], c);
             } else if constexpr (sizeof(T) <= GP_SELECT_SWAR) {
                 swar_compare_masks<T, Items>(p, items_of(s) + warp * L::kWarpItems, mask);
             } else {
-                kept_masks<T, false, Items>(p, seg_base, L::kWarpItems, x, mask);
+                kept_masks<T, false, Items>(p, seg_base, L::kWarpItems, h.x, mask);
             }
         } else {
-            tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
-            kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
+            h.template load_global<ByFlags>(p, seg_base, valid, mask);
         }
         unsigned row_base[L::R];
         const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
@@ -355,7 +359,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
                                                                   kept, sync_select_warps{});
         /* Every scan thread has read stage s: compact the kept items into
          * it, and (partition) the rejected ones after them, in order. */
-        compact_rows<T, Partition, Items>(items_of(s), x, mask, warp_before, row_base, kept);
+        compact_rows<T, Partition, Items>(items_of(s), h, mask, warp_before, row_base, kept);
         /* Every scan thread arrives, so its reads of kept_of and before_of
          * for use - kStages happen before their next writes by the
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */

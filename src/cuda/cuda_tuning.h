@@ -420,11 +420,12 @@ __host__ __device__ constexpr long long select_wide_tile(int item_bytes)
 }
 /* Wider tiles still for 1-byte selections (not partitions), taken over the
  * wide ones where the device's blocks get kWideMinTilesPerBlock of them:
- * 64 items a thread, 16 KiB of u8, 2 blocks an SM (94-96 registers, no
- * spills; 72 at 3 blocks spilled). H100, against the wide tiles: select-if
- * u8 2^26 62.7 -> 59.4 us, 2^28 219 -> 201; by flags 74.7 -> 72.5 and
- * 258 -> 246. Partitions by flags lost 3-4% (docs/perf/scan.md, round
- * 22). 0 where there is no wider kernel. */
+ * 64 items a thread, 16 KiB of u8; held packed (GP_SELECT_PACKED_BYTES),
+ * 59 registers and 3 blocks an SM by comparison, 2 by flags (their
+ * stages; held an item a register they took 95). H100, against the wide
+ * tiles, 2 blocks an SM: select-if u8 2^26 62.7 -> 59.4 us, 2^28 219 ->
+ * 201; by flags 74.7 -> 72.5 and 258 -> 246. Partitions by flags lost
+ * 3-4% (docs/perf/scan.md, round 22). 0 where there is no wider kernel. */
 #ifndef GP_SELECT_WIDER_BYTE_ITEMS
 #define GP_SELECT_WIDER_BYTE_ITEMS 64
 #endif
@@ -450,6 +451,17 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #ifndef GP_SELECT_SWAR
 #define GP_SELECT_SWAR 1
 #endif
+/* 1: the wider tier (1-byte selections, 64 items a thread) holds a
+ * thread's rows as loaded, a 16-byte word a row, not an item a register
+ * (held_rows, cuda_select.cu): 59 registers, not 95, so 3 blocks an SM
+ * where shared memory allows (by comparison). H100, select-if u8 2^26
+ * 57.5 -> 51.1 us, 2^28 195 -> 173 (docs/perf/scan.md, round 40). The
+ * narrow and wide tiers keep an item a register: with fewer registers
+ * more of their blocks fit, the 4-tiles-a-block rule then took narrower
+ * tiles at 2^24, and u8 selections there lost 12-18%. */
+#ifndef GP_SELECT_PACKED_BYTES
+#define GP_SELECT_PACKED_BYTES 1
+#endif
 /* select_kernel_pipelined: look-back warps a block (wide tiles: one),
  * each tile's compacted run parked in shared memory while its look-back
  * runs. */
@@ -458,12 +470,13 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #endif
 static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* Look-back warps of the wider tier's kernels whose K + 2 stages still fit
- * the blocks their registers allow (two an SM, 95 registers): 1-byte
- * selections by comparison (16 KiB stages; by flags, 32 KiB stages, they
- * keep one). H100, select-if u8 2^26 59.2-59.5 -> 57.9-58.2 us, 2^28
+ * the blocks their registers allow (3 an SM, packed): 1-byte selections
+ * by comparison (16 KiB stages; by flags, 32 KiB stages, they keep one).
+ * H100, 2 blocks an SM: select-if u8 2^26 59.2-59.5 -> 57.9-58.2 us, 2^28
  * 201-203 -> 195-196 (1.94x -> 2.00x CUB); 3 spilled (80 registers) and
  * lost 3-9%; by flags on 12 KiB tiles with two lost 4-7% (docs/perf/scan.md,
- * round 36). */
+ * round 36). Packed, one look-back warp lets 4 blocks fit: 5% faster at
+ * 2^28, 17% slower at 2^25, where the wide tiles then run (round 40). */
 #ifndef GP_SELECT_WIDER_LOOKBACK_WARPS
 #define GP_SELECT_WIDER_LOOKBACK_WARPS 2
 #endif
