@@ -209,6 +209,32 @@ gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, uns
     return launched(ctx, e, "cooperative launch", what, grid, block, file, line);
 }
 
+gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                             size_t smem, void **args, const char *file, int line)
+{
+    context_state *st = state(ctx);
+    if (st->overlap_launches) {
+        cudaLaunchAttribute overlap;
+        overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        overlap.val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(grid);
+        cfg.blockDim = dim3(block);
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = static_cast<cudaStream_t>(ctx->stream);
+        cfg.attrs = &overlap;
+        cfg.numAttrs = 1;
+        const cudaError_t e = cudaLaunchKernelExC(&cfg, kernel, args);
+        if (e != cudaErrorNotSupported && e != cudaErrorInvalidValue)
+            return launched(ctx, e, "launch", what, grid, block, file, line);
+        /* The attribute refused: in stream order from now on (a launch that
+         * was wrong anyway fails again below, with its own error). */
+        (void)cudaGetLastError();
+        st->overlap_launches = false;
+    }
+    return launch(ctx, kernel, what, grid, block, args, file, line, smem);
+}
+
 /* ----------------------------------------------------------------- probe */
 
 struct probe_result {
@@ -326,6 +352,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     int cooperative = 0;
     GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, ctx->device));
     st->cooperative = cooperative != 0;
+    int major = 0;
+    GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device));
+    st->overlap_launches = major >= 9; /* programmatic dependent launch */
     /* A test hook: tests/CMakeLists.txt runs the suites again with a few
      * resident blocks, so that small inputs take the persistent paths. */
     const char *cap = getenv("GPUPRIM_MAX_RESIDENT_BLOCKS");
@@ -342,6 +371,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * (cuda_select.cu, partition_counts_first) from a size on; 1 makes
      * every one that does not run in one pass do so (the tests), 0 none. */
     st->partition_count_first = env_switch("GPUPRIM_PARTITION_COUNT_FIRST");
+    /* Of those, some take their tiles by ticket and overlap the count
+     * (cuda_select.cu, count_first_by_ticket); 1 all, 0 none. */
+    st->count_first_by_ticket = env_switch("GPUPRIM_COUNT_FIRST_BY_TICKET");
     /* Some partitions run in one pass on wide tiles (cuda_select.cu,
      * choose_persistent); 1 makes every one whose wide tiles fit the
      * blocks' stages do so (for comparison, and the emulator), 0 none. */

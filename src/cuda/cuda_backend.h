@@ -31,9 +31,11 @@ enum transpose_size_class { kSizeSmall, kSizeMid, kSizeLarge };
 struct context_state {
     int sm_count;
     bool cooperative;      /* the device takes cooperative launches (persistent grids) */
+    bool overlap_launches; /* sm_90 and not refused: launch_after_prior overlaps */
     unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids and the filter's chunks (0: none) */
     bool lookback_warps;   /* GPUPRIM_LOOKBACK_WARPS=0 turns off the look-back-warp kernels */
     int byte_tiles;        /* GPUPRIM_BYTE_TILES: 1 always where they apply, 0 never, -1 (default) by size */
+    int count_first_by_ticket; /* GPUPRIM_COUNT_FIRST_BY_TICKET: such partitions take tiles by ticket, overlapping the count, 1 always, 0 never, -1 (default) by size */
     int partition_count_first; /* GPUPRIM_PARTITION_COUNT_FIRST: persistent partitions counted first, 1 always where they apply, 0 never, -1 (default) by size */
     int partition_wide_one_pass; /* GPUPRIM_PARTITION_WIDE_ONE_PASS: one-pass partitions on wide tiles, 1 wherever they fit, 0 never, -1 (default) where they pay */
     long long l2_bytes;    /* the device's L2 */

@@ -49,6 +49,14 @@ unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                           size_t smem, void **args, bool *too_large, const char *file, int line);
 
+/* Like launch, for a kernel that needs no co-residency, right after a
+ * launch of ours that lets it start early (cuda_grid_dependency.cuh): its
+ * blocks may be scheduled before that one ends, and wait for it before
+ * they read what it wrote. Where the device or driver refuses the overlap,
+ * a plain launch (and, once refused, for the context's life). */
+gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                             size_t smem, void **args, const char *file, int line);
+
 /* The largest thread-block cluster launched: 16 blocks, above the portable
  * 8, where the device allows it (cluster_limit asks for it first). */
 constexpr unsigned kClusterMaxBlocks = 16;

@@ -45,7 +45,9 @@
 #include "cuda_backend.h"
 #include "cuda_block_count.cuh"
 #include "cuda_common.cuh"
+#include "cuda_grid_dependency.cuh"
 #include "cuda_histogram.cuh"
+#include "cuda_tuning.h"
 
 namespace gp_cuda {
 namespace {
@@ -165,6 +167,9 @@ template <class T, int Cmp>
 __global__ void __launch_bounds__(kCountThreads)
     count_kernel(const T *in, layout L, T value, unsigned long long *partials, unsigned *ticket, long long *out)
 {
+    /* A partition counted first may start its grid now (cuda_select.cu);
+     * a launch after this one in stream order ignores it. */
+    if (GP_COUNT_FIRST_OVERLAP) grid_dependency::let_dependents_start();
     constexpr int kPer = 16 / sizeof(T);
     constexpr long long kTile = (long long)kCountThreads * kCountUnroll;
     const uint4 *body = reinterpret_cast<const uint4 *>(in + L.head);

@@ -307,15 +307,20 @@ struct ticket {
  * takes the launch's next ticket; `tickets` is the number of blocks in the
  * launch, `slots_used` the statuses it writes. `shared` is two words of
  * shared memory. The block with ticket 0 scrubs tags outside [0, slots_used).
+ *
+ * Tiles by ticket (tickets = 0): thread 0 takes `take` tickets at once,
+ * tiles index .. index + take - 1, and later ones one at a time
+ * (draw_tile_if); the launch's last block to stop drawing (stop_drawing)
+ * starts the next launch, as no ticket count is known in advance.
  */
 __device__ __forceinline__ ticket take_ticket(const arena &a, unsigned tickets, unsigned long long slots_used,
-                                              unsigned *shared)
+                                              unsigned *shared, unsigned take = 1)
 {
     if (threadIdx.x == 0) {
-        const unsigned long long w = atomicAdd(a.control, 1ull);
+        const unsigned long long w = atomicAdd(a.control, (unsigned long long)take);
         const unsigned epoch = (unsigned)(w >> 32), t = (unsigned)w;
         /* Every other ticket of this launch is taken: start the next launch. */
-        if (t == tickets - 1) atomicExch(a.control, (unsigned long long)(epoch + 1u) << 32);
+        if (tickets != 0 && t == tickets - 1) atomicExch(a.control, (unsigned long long)(epoch + 1u) << 32);
         shared[0] = t;
         shared[1] = epoch;
     }
@@ -329,6 +334,50 @@ __device__ __forceinline__ ticket take_ticket(const arena &a, unsigned tickets, 
         if (p >= slots_used) st_relaxed(status_word(a, p, 0), 0ull);
     }
     return k;
+}
+
+/* Tiles by ticket: where `go` (thread 0 only), draws the launch's next
+ * tile into the low 32 bits of `drawn` (past the last tile once every one
+ * is taken); elsewhere leaves it. Relaxed: stop_drawing orders it.
+ *
+ * Why this form. The caller needs the tile a use later, so the draw's
+ * round trip should cost its warp nothing. ptxas turns an atomic on an
+ * address it sees as uniform into a warp-aggregated one that shuffles the
+ * result at once, and copies a result into the variable it was assigned
+ * to: either way the warp waited out the round trip at every draw (2.4%
+ * at 2^28 int32; docs/perf/scan.md, round 42). So the address is control
+ * + %laneid (thread 0: + 0) and `drawn` is the instruction's own operand. */
+__device__ __forceinline__ void draw_tile_if(const arena &a, bool go, unsigned long long &drawn)
+{
+#ifdef GP_CUDA_EMULATE
+    if (go) drawn = atomicAdd(a.control + threadIdx.x % 32, 1ull);
+#else
+    unsigned lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t"
+                 "@p atom.relaxed.gpu.global.add.u64 %0, [%1], 1;\n\t}"
+                 : "+l"(drawn)
+                 : "l"(a.control + lane), "r"((unsigned)go)
+                 : "memory");
+#endif
+}
+
+/* Tiles by ticket, thread 0, once its block will draw no more: the last of
+ * the launch's `grid` blocks to get here restarts the ticket counter under
+ * epoch + 1. Acquire-release on the arena's second control word, so that
+ * every block's draws happen before that restart. */
+__device__ __forceinline__ void stop_drawing(const arena &a, unsigned grid, unsigned epoch)
+{
+    unsigned long long *stopped = a.control + 1; /* 0 between launches */
+#ifdef GP_CUDA_EMULATE
+    const unsigned long long before = __atomic_fetch_add(stopped, 1ull, __ATOMIC_ACQ_REL);
+#else
+    unsigned long long before;
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(before) : "l"(stopped) : "memory");
+#endif
+    if (before != grid - 1) return;
+    st_relaxed(stopped, 0ull);
+    atomicExch(a.control, (unsigned long long)(epoch + 1u) << 32);
 }
 
 /* ------------------------------------------------------------- look-back */

@@ -68,6 +68,7 @@
 #include "cuda_block_count.cuh" /* flag_bits_kernel's end */
 #endif
 #include "cuda_common.cuh"
+#include "cuda_grid_dependency.cuh"
 #include "cuda_histogram.cuh" /* count: a partition by comparison counted first */
 #include "cuda_lookback.cuh"
 #include "cuda_stage.cuh"
@@ -173,7 +174,7 @@ struct select_params {
     unsigned group;   /* partition: tiles a count task counts, 1 or kPartitionGroup */
     unsigned groups;  /* partition: count tasks of `group` tiles, a status each; 0: none (one_pass_partition) */
     unsigned tickets; /* launch size: T (select) or groups + T (partition), 1 for one tile */
-    unsigned grid;    /* select_kernel_pipelined: blocks (resident), each taking tiles k, k + grid, ... */
+    unsigned grid;    /* select_kernel_pipelined: blocks, each taking tiles k, k + grid, ... (resident) or by ticket */
     unsigned long long lo_bits, hi_bits; /* by comparison: keep x in [lo, hi] (compare_mask) */
     int negate;                          /* or, for NE, x not in it */
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
@@ -186,6 +187,7 @@ struct select_params {
      * code. */
     uint32_t *bits;
     int counted_first;
+    int by_ticket; /* counted first: tiles by ticket (cuda_select_pipelined.cuh) */
 };
 
 /* mask[r]: which elements of the thread's vector in row r are kept (by the
@@ -644,6 +646,7 @@ __device__ __forceinline__ uint32_t flag_word(const uint4 *f, int64_t w)
 
 __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __grid_constant__ flag_bits_params p)
 {
+    if (GP_COUNT_FIRST_OVERLAP) grid_dependency::let_dependents_start(); /* the partition's grid may start */
     const int64_t words = p.n / 32, stride = (int64_t)gridDim.x * kFlagBitsThreads;
     const uint4 *f = reinterpret_cast<const uint4 *>(p.flags);
     unsigned long long c = 0;
@@ -1203,6 +1206,17 @@ size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
     return bytes;
 }
 
+/* Whether a partition counted first takes its tiles by ticket, its grid
+ * overlapping the count's (GP_COUNT_FIRST_OVERLAP): where that measured
+ * faster. */
+bool count_first_by_ticket(const gp_ctx *ctx, const gp_select_args *a)
+{
+    if (!GP_COUNT_FIRST_OVERLAP) return false;
+    const int hook = state(ctx)->count_first_by_ticket;
+    if (hook >= 0) return hook == 1;
+    return a->flags != NULL && a->n <= GP_COUNT_FIRST_BY_TICKET_MAX_ITEMS;
+}
+
 /* A partition counted first (partition_counts_first): the total goes to
  * *a->count in a launch before the partition's, whose tiles then look back
  * as a selection's do. By flags, flag_bits_kernel also leaves the bits the
@@ -1232,6 +1246,7 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
     }
     p.groups = 0;
     p.counted_first = 1;
+    p.by_ticket = count_first_by_ticket(ctx, a);
     return GP_STATUS_OK;
 }
 
@@ -1459,6 +1474,11 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
                 s = count_before(ctx, a, after, p);
                 if (s != GP_STATUS_OK) return s;
             }
+            /* Counted first, the grid takes its tiles by ticket and needs
+             * no co-residency: it may start while the count runs. */
+            if (count_first && p.by_ticket)
+                return launch_after_prior(ctx, c.run.fn, what, p.grid, c.run.threads, c.run.smem, args, __FILE__,
+                                          __LINE__);
             bool too_large = false;
             s = launch_resident(ctx, c.run.fn, what, p.grid, c.run.threads, c.run.smem, args, &too_large, __FILE__,
                                 __LINE__);
@@ -1467,6 +1487,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             p.grid = 0;
             p.bits = NULL;
             p.counted_first = 0;
+            p.by_ticket = 0;
         }
     }
     GP_CUDA_LAUNCH(ctx, fn, what, p.tickets, (unsigned)kSelectThreads, args);

@@ -44,7 +44,13 @@
  *
  * Progress: as scan_kernel_pipelined (every block resident, tiles in order).
  * A count use waits only on earlier groups, and write uses only on count
- * uses, which every block finishes before its writes.
+ * uses, which every block finishes before its writes. Counted first, the
+ * blocks take their tiles by ticket instead, K + 1 at once and then one
+ * as each stage frees up: a block holds only tiles above those it has
+ * finished, so the lowest unfinished tile is always its block's next, and
+ * every tile below it is done. No block waits on one that has not
+ * started, and the grid is launched plainly, to start while the count's
+ * grid still runs (cuda_grid_dependency.cuh).
  */
 #ifndef GP_CUDA_SELECT_PIPELINED_CUH
 #define GP_CUDA_SELECT_PIPELINED_CUH
@@ -160,6 +166,12 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
      * A partition's count uses have barriers of their own. */
     __shared__ uint64_t full[kStages], counted[kStages], placed[kStages], counted_c[kStages], placed_c[kStages];
     __shared__ group_counts counts[kStages]; /* a partition's count uses */
+    /* By ticket, use u's tile, at u % kRing (thread 0 sets it as it stages
+     * the use; past the last tile, p.tiles or more). Two rounds of stages: the
+     * K uses after a block's last, which only its look-back warps read,
+     * take their slots while the K before it are still being written. */
+    constexpr int kRing = 2 * kStages;
+    __shared__ unsigned long long tile_at[kRing];
     GP_DYNAMIC_SHARED(stages); /* kStages x kStageBytes */
 
     /* Select, a one-pass partition and one counted first: statuses by
@@ -169,6 +181,11 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     const bool counted_first = Partition && p.counted_first;
     const bool one_pass = Partition && p.groups == 0 && !counted_first, by_groups = Partition && p.groups != 0;
     const bool with_bits = Bits && ByFlags && counted_first && p.bits != nullptr;
+    /* Counted first, tiles go by ticket as stages free up, not k, k + grid,
+     * ...: a block waits only on tiles that running blocks hold, so the
+     * grid needs no co-residency and is launched plainly, overlapping the
+     * count's (count_first_by_ticket; cuda_grid_dependency.cuh). */
+    const bool by_ticket = counted_first && p.by_ticket;
     constexpr unsigned kBitBytes = (unsigned)(kTile / 8);
     auto items_of = [&](int s) { return reinterpret_cast<T *>(stages + s * kStageBytes); };
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
@@ -203,8 +220,17 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
      * ticket while the ticket is taken (not where count uses come first). */
     if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && !by_groups && whole(stage::launch_index()))
         for_parts(stage::launch_index(), [](const void *src, unsigned bytes, unsigned) { stage::prefetch_l2(src, bytes); });
-    const lookback::ticket t =
-        lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles, ticket_words); /* a barrier inside */
+    /* Counted first, what the count's grid wrote (the total, the bits) is
+     * read only past here (a plain launch: no wait). Waiting only where
+     * they are read, so that the first tiles are staged and ranked while
+     * the count runs, made partitions by comparison 20-30% slower
+     * (docs/perf/scan.md, round 42). */
+    if (by_ticket) grid_dependency::wait_for_prior();
+    const lookback::ticket t = by_ticket ? lookback::take_ticket(p.arena, 0, p.tiles, ticket_words, K + 1)
+                                         : lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles,
+                                                                 ticket_words); /* a barrier inside */
+    /* Use u's tile: by stride, or as thread 0 staged it. */
+    auto tile_of_use = [&](unsigned u) { return by_ticket ? tile_at[u % kRing] : t.index + tile_of(u); };
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const unsigned count_use_total =
         Partition ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
@@ -225,10 +251,11 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         if (counted_first && lane == 0) total = (unsigned long long)*p.count; /* the count kernel's, launched before */
         unsigned use = warp - kSelectWarps;
         for (;; use += K) {
-            const unsigned long long tile = t.index + tile_of(use);
-            if (tile >= p.tiles) break;
+            if (!by_ticket && t.index + tile_of(use) >= p.tiles) break;
             const int s = (int)(use % kStages);
-            stage::wait(&counted[s], (use / kStages) & 1u);
+            stage::wait(&counted[s], (use / kStages) & 1u); /* by ticket, also past the last use */
+            const unsigned long long tile = tile_of_use(use);
+            if (tile >= p.tiles) break;
             if (by_groups) {
                 if (lane == 0) {
                     lookback::wait_for(ar, tile / p.group, t.epoch, lookback::kInclusive);
@@ -269,7 +296,52 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     }
 
     /* ------------------------------------------------------- the scan warps */
-    if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
+    /* Thread 0 stages use v in stage v % kStages: its tile's copies where
+     * the tile is whole, else a bare arrival, so that every use completes
+     * one phase and its readers find its tile in tile_at. It stages the
+     * first `primed` uses at once, then use u + 1 at use u.
+     *
+     * By ticket, the first K + 1 uses take the tiles of the block's first
+     * ticket (consecutive), and each later one a ticket drawn a use ahead
+     * (`drawn`), so the draw's round trip overlaps a use. K + 1, not
+     * kStages: a block ranks its first K + 1 uses, and publishes their
+     * counts, before it waits on any look-back. With K + 2 consecutive
+     * tiles, the last one's count waited on the first one's look-back,
+     * which waited on the previous block's last one: a chain through the
+     * grid, 1.3-2.2 ms a call on H100 (docs/perf/scan.md, round 42). */
+    const unsigned primed = by_ticket ? (unsigned)K + 1 : (unsigned)kStages;
+    unsigned long long drawn = 0;
+    bool drawing = false, draw_next = false; /* draw_next: thread 0 draws after staging */
+    auto stage_use = [&](unsigned v) {
+        unsigned long long tile;
+        if (!by_ticket) {
+            tile = t.index + tile_of(v);
+        } else if (v < primed) {
+            tile = (unsigned long long)t.index + v;
+        } else {
+            tile = drawing ? (unsigned)drawn : p.tiles;
+            draw_next = drawing && tile + 1 < p.tiles;
+            if (drawing && !draw_next) {
+                drawing = false;
+                lookback::stop_drawing(p.arena, p.grid, t.epoch);
+            }
+        }
+        if (by_ticket) {
+            tile_at[v % kRing] = tile;
+            if (tile >= p.tiles) /* the end: the look-back warps' next uses find none too */
+                for (int j = 1; j < K; j++) tile_at[(v + j) % kRing] = p.tiles;
+        }
+        if (tile < p.tiles && whole(tile)) fetch(tile, (int)(v % kStages));
+        else stage::arrive(&full[v % kStages]);
+    };
+    if (threadIdx.x == 0) {
+        for (unsigned v = 0; v < primed; v++) stage_use(v);
+        if (by_ticket) {
+            drawing = (unsigned long long)t.index + primed < p.tiles;
+            lookback::draw_tile_if(p.arena, drawing, drawn);
+            if (!drawing) lookback::stop_drawing(p.arena, p.grid, t.epoch);
+        }
+    }
     if constexpr (Partition) {
         if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
         else count_uses<T, ByFlags, kPartitionGroup, Items>(p, t, counts, counted_c, placed_c);
@@ -277,7 +349,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     /* A partition's use u: where its tile starts, and how many of its
      * items exist. */
     auto tile_extent = [&](unsigned u, int64_t &tile_base) {
-        tile_base = (int64_t)(t.index + tile_of(u)) * kTile;
+        tile_base = (int64_t)tile_of_use(u) * kTile;
         const int64_t left = p.n - tile_base;
         return left > kTile ? (int)kTile : (int)left;
     };
@@ -318,15 +390,18 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
 
     unsigned use = 0;
     for (;; use++) {
-        const unsigned long long tile = t.index + tile_of(use);
-        if (tile >= p.tiles) break;
         const int s = (int)(use % kStages);
+        /* By stride, a use's tile is known before its copies land, and
+         * only a whole one waits for them. */
+        if (by_ticket) stage::wait(&full[s], (use / kStages) & 1u);
+        const unsigned long long tile = tile_of_use(use);
+        if (tile >= p.tiles) break;
         const int64_t seg_base = (int64_t)tile * kTile + (int64_t)warp * L::kWarpItems;
         const int64_t valid = p.n - seg_base;
         held_rows<T, Items, shape::kPacked> h;
         unsigned mask[L::R];
         if (whole(tile)) {
-            stage::wait(&full[s], (use / kStages) & 1u);
+            if (!by_ticket) stage::wait(&full[s], (use / kStages) & 1u);
             h.load_shared(items_of(s) + warp * L::kWarpItems);
             if (with_bits) {
                 const uint32_t *b =
@@ -369,8 +444,13 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
                 lookback::publish_payload(p.arena, tile, t.epoch, lookback::kAggregate, kept);
         }
         stage::arrive(&counted[s]);
-        /* Every scan warp finished use - 1 - K before this use's barrier. */
-        if (threadIdx.x == 0) stage::refill<kStages>(use, K, t.index, p.tiles, tile_of, whole, fetch);
+        /* Every scan warp finished use - 1 - K, the last use of stage
+         * (use + 1) % kStages, before this use's barrier. */
+        if (threadIdx.x == 0 && use + 1 >= primed) stage_use(use + 1);
+        if (by_ticket) { /* every scan thread: no branch for the draw to hide in (draw_tile_if) */
+            lookback::draw_tile_if(p.arena, draw_next, drawn);
+            draw_next = false;
+        }
         /* A one-pass partition writes only after every use is ranked: the
          * total waits for the counts of all its tiles, and it has no more
          * tiles than stages (cuda_select.cu, one_pass_partition). */
@@ -378,6 +458,11 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     }
     sync_select_warps{}(); /* the last runs were compacted by other threads */
     for (unsigned u = one_pass ? 0 : use > K ? use - K : 0; u < use; u++) finish(u);
+    /* By ticket, the look-back warps learn of the end by waiting on the K
+     * uses past the last, whose tiles are none. Their stages' previous
+     * uses are finished, so each of those waits saw its phase. */
+    if (by_ticket)
+        for (int j = 0; j < K; j++) stage::arrive(&counted[(use + j) % kStages]);
 }
 
 } // namespace

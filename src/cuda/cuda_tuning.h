@@ -366,6 +366,21 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 #ifndef GP_PREFETCH_FIRST_TILE
 #define GP_PREFETCH_FIRST_TILE 1
 #endif
+/* 1: a partition counted first (cuda_select.cu, count_before) by flags
+ * of up to GP_COUNT_FIRST_BY_TICKET_MAX_ITEMS takes its tiles by ticket
+ * as its stages free up, so its grid needs no co-residency and may start
+ * while the count's runs (programmatic dependent launch,
+ * cuda_grid_dependency.cuh); the others, and all with 0, take tiles k,
+ * k + grid, ... on a cooperative launch after the count's. H100, us:
+ * int32 2^23 41.3 -> 38.4, 2^24 68.2 -> 65.9, 2^26 230.3 -> 229.1, but
+ * 2^28 872 -> 881; by comparison no gain anywhere, u8 2^24 40.0 -> 41.9
+ * (docs/perf/scan.md, round 42). */
+#ifndef GP_COUNT_FIRST_OVERLAP
+#define GP_COUNT_FIRST_OVERLAP 1
+#endif
+#ifndef GP_COUNT_FIRST_BY_TICKET_MAX_ITEMS
+#define GP_COUNT_FIRST_BY_TICKET_MAX_ITEMS (1ll << 26)
+#endif
 /* A persistent scan_kernel stages its tiles in shared memory, this many
  * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
  * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always

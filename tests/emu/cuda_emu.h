@@ -184,6 +184,10 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
 unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem);
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                           size_t smem, void **args, bool *too_large, const char *file, int line);
+/* Runs the grid on fewer workers than it has blocks where it can: a grid
+ * launched this way must not need co-residency. */
+gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                             size_t smem, void **args, const char *file, int line);
 /* No thread-block clusters here: small_cluster_blocks is 0, so the
  * emulated host sides never launch one, and launch_cluster refuses. */
 unsigned small_cluster_blocks(gp_ctx *ctx, const void *kernel, unsigned block);

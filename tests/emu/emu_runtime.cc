@@ -55,13 +55,13 @@ namespace gp_cuda {
 /* Every worker runs one block at a time: a grid of up to `workers` blocks
  * is resident at once, as a cooperative launch guarantees. */
 static gp_status run(const void *kernel, const char *what, unsigned grid, unsigned block, size_t smem, void **args,
-                     const char *file, int line)
+                     const char *file, int line, unsigned workers = gp_emu::resident_blocks())
 {
     for (auto &t : gp_emu::thunks())
         if (strncmp(what, t.first.c_str(), t.first.size()) == 0) {
             const gp_emu::thunk_fn thunk = t.second;
             const void *params = args[0];
-            gp_emu::run_grid([=] { thunk(kernel, params); }, grid, block, smem, gp_emu::resident_blocks(), 1);
+            gp_emu::run_grid([=] { thunk(kernel, params); }, grid, block, smem, workers, 1);
             return GP_STATUS_OK;
         }
     fprintf(stderr, "emu: no thunk for %s (%s:%d)\n", what, file, line);
@@ -81,6 +81,13 @@ gp_status launch_resident(gp_ctx *, const void *kernel, const char *what, unsign
 {
     *too_large = grid > gp_emu::resident_blocks();
     return *too_large ? GP_STATUS_OK : run(kernel, what, grid, block, smem, args, file, line);
+}
+
+gp_status launch_after_prior(gp_ctx *, const void *kernel, const char *what, unsigned grid, unsigned block,
+                             size_t smem, void **args, const char *file, int line)
+{
+    const unsigned workers = gp_emu::resident_blocks();
+    return run(kernel, what, grid, block, smem, args, file, line, grid > 1 && workers >= grid ? grid - 1 : workers);
 }
 
 unsigned small_cluster_blocks(gp_ctx *, const void *, unsigned) { return 0; }

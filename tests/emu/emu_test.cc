@@ -122,6 +122,9 @@ static gp_ctx make_ctx()
      * partition first (by flags, with bits) wherever it runs persistent
      * and not in one pass; the others count inside (the sizes are small). */
     g_state.partition_count_first = (int)(g_calls / 2 % 2);
+    /* Of those, every other one takes its tiles by ticket (on fewer
+     * workers than blocks, launch_after_prior), the others by stride. */
+    g_state.count_first_by_ticket = (int)(g_calls / 4 % 2);
     /* One-pass partitions on wide tiles: where they pay, and on every
      * fifth call wherever they fit (the hook's 1). */
     g_state.partition_wide_one_pass = g_calls % 5 == 0 ? 1 : -1;
