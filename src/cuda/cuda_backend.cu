@@ -100,6 +100,21 @@ static cudaError_t allow_large_clusters(const void *kernel, int device)
     return set_attribute_once(kernel, device, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
 }
 
+/* A launch of `grid` blocks with one attribute, `attr`, which the
+ * configuration points at (so it must outlive the launch call). */
+static cudaLaunchConfig_t one_attribute_config(const cudaLaunchAttribute *attr, unsigned grid, unsigned block,
+                                               size_t smem, void *stream)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = static_cast<cudaStream_t>(stream);
+    cfg.attrs = const_cast<cudaLaunchAttribute *>(attr);
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 /* A launch of `grid` blocks in clusters of `cluster`; `attr` is the
  * storage the configuration points at. */
 static cudaLaunchConfig_t cluster_config(cudaLaunchAttribute *attr, unsigned grid, unsigned cluster, unsigned block,
@@ -109,13 +124,7 @@ static cudaLaunchConfig_t cluster_config(cudaLaunchAttribute *attr, unsigned gri
     attr->val.clusterDim.x = cluster;
     attr->val.clusterDim.y = 1;
     attr->val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(block);
-    cfg.stream = static_cast<cudaStream_t>(stream);
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cfg;
+    return one_attribute_config(attr, grid, block, 0, stream);
 }
 
 gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned cluster,
@@ -217,13 +226,7 @@ gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, 
         cudaLaunchAttribute overlap;
         overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
         overlap.val.programmaticStreamSerializationAllowed = 1;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(grid);
-        cfg.blockDim = dim3(block);
-        cfg.dynamicSmemBytes = smem;
-        cfg.stream = static_cast<cudaStream_t>(ctx->stream);
-        cfg.attrs = &overlap;
-        cfg.numAttrs = 1;
+        const cudaLaunchConfig_t cfg = one_attribute_config(&overlap, grid, block, smem, ctx->stream);
         const cudaError_t e = cudaLaunchKernelExC(&cfg, kernel, args);
         if (e != cudaErrorNotSupported && e != cudaErrorInvalidValue)
             return launched(ctx, e, "launch", what, grid, block, file, line);

@@ -129,6 +129,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     constexpr int Items = shape::kItems;
     using L = tile::rows<In, Items>;
     static_assert(pipelined_scan<In, A, S>, "parks the local scan over the input");
+    static_assert(shape::kStages == shape::K + 2, "stage::refill stages the use after the current one");
     constexpr int64_t kTile = shape::kTile;
     constexpr unsigned kTileBytes = shape::kTileBytes;
     constexpr int kStages = shape::kStages;
@@ -145,9 +146,6 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     const In *in = static_cast<const In *>(p.in);
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
     auto whole = [&p](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
-    auto fetch = [&](unsigned long long tile, int s) {
-        stage::fetch(stages + s * kTileBytes, in + (int64_t)tile * kTile, kTileBytes, &full[s]);
-    };
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; s++) {
             stage::barrier_init(&full[s]);
@@ -162,6 +160,13 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && whole(stage::launch_index()))
         stage::prefetch_l2(in + (int64_t)stage::launch_index() * kTile, kTileBytes);
     const lookback::ticket t = lookback::take_ticket(p.arena, p.grid, p.tiles, ticket_words); /* a barrier inside */
+    /* Use v's tile, copied where it is whole (only whole tiles wait). */
+    auto stage_use = [&](unsigned v) {
+        const unsigned long long tile = t.index + tile_of(v);
+        const int s = (int)(v % kStages);
+        if (tile < p.tiles && whole(tile))
+            stage::fetch(stages + s * kTileBytes, in + (int64_t)tile * kTile, kTileBytes, &full[s]);
+    };
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
 
@@ -188,7 +193,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     }
 
     /* ------------------------------------------------------- the scan warps */
-    if (threadIdx.x == 0) stage::prime<kStages>(t.index, p.tiles, tile_of, whole, fetch);
+    if (threadIdx.x == 0) stage::prime((unsigned)kStages, stage_use);
     /* Adds use u's prefix to its parked local scan and stores it. */
     auto finish = [&](unsigned u) {
         const int s = (int)(u % kStages);
@@ -261,7 +266,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         }
         stage::arrive(&totalled[s]);
         /* Every scan warp finished use - 1 - K before this barrier. */
-        if (threadIdx.x == 0) stage::refill<kStages>(use, kLookbackWarps, t.index, p.tiles, tile_of, whole, fetch);
+        if (threadIdx.x == 0) stage::refill(use, (unsigned)kStages, stage_use);
         /* The tile-local scan, parked over its input. */
         if constexpr (kPacked) {
             bytes::finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x);

@@ -1474,9 +1474,10 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
                 s = count_before(ctx, a, after, p);
                 if (s != GP_STATUS_OK) return s;
             }
-            /* Counted first, the grid takes its tiles by ticket and needs
-             * no co-residency: it may start while the count runs. */
-            if (count_first && p.by_ticket)
+            /* Counted first (count_before), the grid may take its tiles by
+             * ticket: it needs no co-residency and may start while the count
+             * runs. */
+            if (p.by_ticket)
                 return launch_after_prior(ctx, c.run.fn, what, p.grid, c.run.threads, c.run.smem, args, __FILE__,
                                           __LINE__);
             bool too_large = false;

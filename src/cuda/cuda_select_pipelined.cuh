@@ -155,6 +155,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     using L = rows<T, Items>;
     constexpr int kStages = shape::kStages;
     constexpr int K = shape::K;
+    static_assert(kStages == K + 2, "stage::refill stages the use after the current one");
     constexpr unsigned kItemBytes = (unsigned)(kTile * sizeof(T));
     constexpr unsigned kStageBytes = shape::kStageBytes;
     __shared__ unsigned ticket_words[2];
@@ -299,19 +300,25 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     /* Thread 0 stages use v in stage v % kStages: its tile's copies where
      * the tile is whole, else a bare arrival, so that every use completes
      * one phase and its readers find its tile in tile_at. It stages the
-     * first `primed` uses at once, then use u + 1 at use u.
+     * first `primed` uses at once, then use u + 1 at use u (stage::prime,
+     * stage::refill).
      *
      * By ticket, the first K + 1 uses take the tiles of the block's first
      * ticket (consecutive), and each later one a ticket drawn a use ahead
-     * (`drawn`), so the draw's round trip overlaps a use. K + 1, not
-     * kStages: a block ranks its first K + 1 uses, and publishes their
-     * counts, before it waits on any look-back. With K + 2 consecutive
-     * tiles, the last one's count waited on the first one's look-back,
-     * which waited on the previous block's last one: a chain through the
-     * grid, 1.3-2.2 ms a call on H100 (docs/perf/scan.md, round 42). */
+     * (`drawn`, by the scan warps after they rank a use: draw_tile_if), so
+     * the draw's round trip overlaps a use. K + 1, not kStages: a block
+     * ranks its first K + 1 uses, and publishes their counts, before it
+     * waits on any look-back. With K + 2 consecutive tiles, the last one's
+     * count waited on the first one's look-back, which waited on the
+     * previous block's last one: a chain through the grid, 1.3-2.2 ms a
+     * call on H100 (docs/perf/scan.md, round 42). */
     const unsigned primed = by_ticket ? (unsigned)K + 1 : (unsigned)kStages;
     unsigned long long drawn = 0;
-    bool drawing = false, draw_next = false; /* draw_next: thread 0 draws after staging */
+    bool drawing = false, draw_next = false; /* thread 0: a draw is due after this use / is in `drawn` */
+    auto plan_draw = [&](bool more) {        /* thread 0: one more tile, or none from now on */
+        drawing = draw_next = more;
+        if (!more) lookback::stop_drawing(p.arena, p.grid, t.epoch);
+    };
     auto stage_use = [&](unsigned v) {
         unsigned long long tile;
         if (!by_ticket) {
@@ -320,11 +327,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
             tile = (unsigned long long)t.index + v;
         } else {
             tile = drawing ? (unsigned)drawn : p.tiles;
-            draw_next = drawing && tile + 1 < p.tiles;
-            if (drawing && !draw_next) {
-                drawing = false;
-                lookback::stop_drawing(p.arena, p.grid, t.epoch);
-            }
+            if (drawing) plan_draw(tile + 1 < p.tiles);
         }
         if (by_ticket) {
             tile_at[v % kRing] = tile;
@@ -335,12 +338,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         else stage::arrive(&full[v % kStages]);
     };
     if (threadIdx.x == 0) {
-        for (unsigned v = 0; v < primed; v++) stage_use(v);
-        if (by_ticket) {
-            drawing = (unsigned long long)t.index + primed < p.tiles;
-            lookback::draw_tile_if(p.arena, drawing, drawn);
-            if (!drawing) lookback::stop_drawing(p.arena, p.grid, t.epoch);
-        }
+        stage::prime(primed, stage_use);
+        if (by_ticket) plan_draw((unsigned long long)t.index + primed < p.tiles);
     }
     if constexpr (Partition) {
         if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
@@ -446,7 +445,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         stage::arrive(&counted[s]);
         /* Every scan warp finished use - 1 - K, the last use of stage
          * (use + 1) % kStages, before this use's barrier. */
-        if (threadIdx.x == 0 && use + 1 >= primed) stage_use(use + 1);
+        if (threadIdx.x == 0) stage::refill(use, primed, stage_use);
         if (by_ticket) { /* every scan thread: no branch for the draw to hide in (draw_tile_if) */
             lookback::draw_tile_if(p.arena, draw_next, drawn);
             draw_next = false;

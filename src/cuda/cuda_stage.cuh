@@ -147,33 +147,23 @@ __device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes
     copy(dst, src, bytes, bar);
 }
 
-/* A persistent block's stage ring: its use u is tile first + tile_of(u) in
- * stage u % Stages, and thread 0 fetches a use's tile ahead when it is
- * whole (whole(tile)); fetch(tile, stage) issues the copies. */
-
-/* Thread 0, before the first use: the tiles of the first Stages uses. */
-template <int Stages, class TileOf, class Whole, class Fetch>
-__device__ __forceinline__ void prime(unsigned long long first, unsigned long long tiles, TileOf &tile_of, Whole &whole,
-                                      Fetch &fetch)
+/* A persistent block's stage ring, kept by thread 0: stage_use(v) stages
+ * use v in stage v % Stages (its tile's copies, or whatever else that
+ * use's readers wait for). The first `primed` uses (at most Stages) are
+ * staged at once, before the first use; then, at use u, use u + 1, once
+ * past a barrier that every reader of the stages passes only when done
+ * with use u + 1 - Stages, the last use of that stage (callers keep K
+ * uses parked behind the current one and Stages = K + 2). */
+template <class StageUse>
+__device__ __forceinline__ void prime(unsigned primed, StageUse &stage_use)
 {
-    for (int s = 0; s < Stages; s++) {
-        const unsigned long long tile = first + tile_of(s);
-        if (tile < tiles && whole(tile)) fetch(tile, s);
-    }
+    for (unsigned v = 0; v < primed; v++) stage_use(v);
 }
 
-/* Thread 0 at use `use`, after a barrier that every reader of the stages
- * passes only once it is done with use - 1 - K (K uses are left to finish
- * behind the current one): that use's stage takes use - 1 - K + Stages. */
-template <int Stages, class TileOf, class Whole, class Fetch>
-__device__ __forceinline__ void refill(unsigned use, unsigned K, unsigned long long first, unsigned long long tiles,
-                                       TileOf &tile_of, Whole &whole, Fetch &fetch)
+template <class StageUse>
+__device__ __forceinline__ void refill(unsigned use, unsigned primed, StageUse &stage_use)
 {
-    if (use >= K + 1) {
-        const unsigned next = use - 1 - K + Stages;
-        const unsigned long long ahead = first + tile_of(next);
-        if (ahead < tiles && whole(ahead)) fetch(ahead, (int)(next % Stages));
-    }
+    if (use + 1 >= primed) stage_use(use + 1);
 }
 
 /* Stages of `tile_bytes` a block keeps within `budget` bytes: at least 2
