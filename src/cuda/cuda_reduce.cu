@@ -264,7 +264,7 @@ __device__ __forceinline__ Acc one_round(const reduce_params &p, int tid, int st
     uint4 v[U];
 #pragma unroll
     for (int k = 0; k < U; k++)
-        if (tid + k * stride < nvec) v[k] = load_stream<kReduceLoadHint>(vin + tid + k * stride);
+        if (tid + k * stride < nvec) v[k] = load_stream<0>(vin + tid + k * stride);
     Acc acc = edges<Op, Load, Acc>(p, tid);
 #pragma unroll
     for (int k = 0; k < U; k++)

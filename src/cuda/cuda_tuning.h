@@ -52,13 +52,21 @@ constexpr int kReduceClusterMax = 16;
  * a few SMs; past 2^22 int32 the cap holds and the grid is persistent. */
 constexpr int kReduceMinVectorsPerThread = 1;
 
-/* How the streaming 16-byte loads are issued:
+/* How the streaming 16-byte loads of the grids past one round (reduce_grid)
+ * are issued:
  *   0: ld.global.nc (LDG.E.128.CONSTANT), what CUB's reduce uses by default;
  *   1: ld.global.nc.L1::no_allocate.L2::256B: skip L1 (the data is used
  *      once) and have L2 fetch the whole 256-byte block around each access
  *      (LDG.E.NA.LTC256B.128 in SASS).
- * 0 until a measurement shows 1 is faster on H100 at 2^26..2^30. */
-constexpr int kReduceLoadHint = 0;
+ * H100 (docs/perf/reduce.md, 2026-11-25), 1 against 0, three interleaved
+ * rounds: i32 sum 2^26 83.4-84.1 against 89.4-89.6 us, 2^28 340.7-341.2
+ * against 346.5-347.3, 2^30 1380-1382 against 1383-1384; u8 2^28 98.2-98.7
+ * against 106.0-106.2; 2^24 the same. The one-round grids (up to 2^22
+ * int32) keep 0: one latency, nothing to stream. */
+#ifndef GP_REDUCE_LOAD_HINT
+#define GP_REDUCE_LOAD_HINT 1
+#endif
+constexpr int kReduceLoadHint = GP_REDUCE_LOAD_HINT;
 
 /* ------------------------------------------------------------ transpose */
 
