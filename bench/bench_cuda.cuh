@@ -26,6 +26,8 @@ struct gpb_cuda_rt {
     cudaEvent_t ev0, ev1;
     int sm_count, read_grid; /* read ceiling: blocks that fill the GPU */
     unsigned *sink;          /* the ceiling's conditional store */
+    const uint4 *flush;      /* GPB_FLUSH_L2S x L2 bytes of zeros, read before every timed call */
+    size_t flush_words;
     int *hold;               /* mapped host words: release, gave up (NULL: no hold) */
     double *times;           /* GPB_MAX_IMPLS x env->opts.runs */
 };
@@ -48,6 +50,9 @@ int gpb_cuda_read_ceiling(const gpb_env *env, const void *in, size_t bytes);
  * pair of events on the stream. We wait for each call, so the stream is idle
  * when the first event is recorded: a time is the latency of one call as a
  * caller sees it, launch costs included, the same for every implementation.
+ * Before each call, untimed, a read of an unrelated buffer GPB_FLUSH_L2S
+ * times the L2 leaves nothing of the previous call's input in L2: every
+ * implementation starts from the same cache, whatever ran before it.
  */
 int gpb_cuda_time(const gpb_env *env, gpb_arena *a, const gpb_impl *impls, int nimpl, gpb_time *outs);
 

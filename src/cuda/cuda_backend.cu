@@ -141,10 +141,9 @@ gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsi
 
 unsigned cluster_limit(gp_ctx *ctx, const void *kernel, unsigned block)
 {
+    if (state(ctx)->cc_major < 9) return 0;
     device_scope scope;
-    int major = 0;
-    if (scope.enter(ctx->device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device) != cudaSuccess || major < 9) {
+    if (scope.enter(ctx->device) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
@@ -355,9 +354,8 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     int cooperative = 0;
     GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, ctx->device));
     st->cooperative = cooperative != 0;
-    int major = 0;
-    GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device));
-    st->overlap_launches = major >= 9; /* programmatic dependent launch */
+    GP_CUDA_TRY(ctx, cudaDeviceGetAttribute(&st->cc_major, cudaDevAttrComputeCapabilityMajor, ctx->device));
+    st->overlap_launches = st->cc_major >= 9; /* programmatic dependent launch */
     /* A test hook: tests/CMakeLists.txt runs the suites again with a few
      * resident blocks, so that small inputs take the persistent paths. */
     const char *cap = getenv("GPUPRIM_MAX_RESIDENT_BLOCKS");

@@ -30,6 +30,7 @@ enum transpose_size_class { kSizeSmall, kSizeMid, kSizeLarge };
  * hot path asks the runtime nothing. */
 struct context_state {
     int sm_count;
+    int cc_major;          /* compute capability: 9 and up have clusters and programmatic dependent launch */
     bool cooperative;      /* the device takes cooperative launches (persistent grids) */
     bool overlap_launches; /* sm_90 and not refused: launch_after_prior overlaps */
     unsigned max_resident; /* GPUPRIM_MAX_RESIDENT_BLOCKS: caps persistent grids and the filter's chunks (0: none) */

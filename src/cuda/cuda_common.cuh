@@ -11,6 +11,7 @@
 
 #include <type_traits>
 
+#include "cuda_stream_load.cuh"
 #include "gp_internal.h"
 
 /* ------------------------------------------------------- host: errors */
@@ -149,21 +150,6 @@ private:
 namespace gp_cuda {
 
 constexpr int kWarp = 32;
-
-/* One 16-byte load of data that is read exactly once. */
-template <int Hint>
-__device__ __forceinline__ uint4 load_stream(const uint4 *p)
-{
-    if constexpr (Hint == 1) {
-        uint4 v;
-        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-            : "l"(p));
-        return v;
-    } else {
-        return __ldg(p);
-    }
-}
 
 /*
  * What redux.sync (sm_80 and later) does in one instruction on a warp's

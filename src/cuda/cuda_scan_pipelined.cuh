@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     auto stage_use = [&](unsigned v) {
         const unsigned long long tile = t.index + tile_of(v);
         const int s = (int)(v % kStages);
-        if (tile < p.tiles && whole(tile))
+        if (whole(tile)) /* implies tile < p.tiles */
             stage::fetch(stages + s * kTileBytes, in + (int64_t)tile * kTile, kTileBytes, &full[s]);
     };
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;

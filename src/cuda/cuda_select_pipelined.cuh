@@ -252,6 +252,12 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         if (counted_first && lane == 0) total = (unsigned long long)*p.count; /* the count kernel's, launched before */
         unsigned use = warp - kSelectWarps;
         for (;; use += K) {
+            /* The end is checked twice. By stride it is known before the
+             * wait and must be taken there: nothing arrives on counted[]
+             * past a block's last use by stride, so the wait would hang,
+             * and with it a one-pass partition's finish(), which waits on
+             * this warp. By ticket it is known only after the wait, when
+             * thread 0's draw has filled tile_at. */
             if (!by_ticket && t.index + tile_of(use) >= p.tiles) break;
             const int s = (int)(use % kStages);
             stage::wait(&counted[s], (use / kStages) & 1u); /* by ticket, also past the last use */
@@ -325,16 +331,18 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
             tile = t.index + tile_of(v);
         } else if (v < primed) {
             tile = (unsigned long long)t.index + v;
+        } else if (drawing) {
+            tile = (unsigned)drawn;
+            plan_draw(tile + 1 < p.tiles);
         } else {
-            tile = drawing ? (unsigned)drawn : p.tiles;
-            if (drawing) plan_draw(tile + 1 < p.tiles);
+            tile = p.tiles;
         }
         if (by_ticket) {
             tile_at[v % kRing] = tile;
             if (tile >= p.tiles) /* the end: the look-back warps' next uses find none too */
                 for (int j = 1; j < K; j++) tile_at[(v + j) % kRing] = p.tiles;
         }
-        if (tile < p.tiles && whole(tile)) fetch(tile, (int)(v % kStages));
+        if (whole(tile)) fetch(tile, (int)(v % kStages)); /* whole implies tile < p.tiles */
         else stage::arrive(&full[v % kStages]);
     };
     if (threadIdx.x == 0) {
