@@ -58,11 +58,12 @@ constexpr int kReduceMinVectorsPerThread = 1;
  *   1: ld.global.nc.L1::no_allocate.L2::256B: skip L1 (the data is used
  *      once) and have L2 fetch the whole 256-byte block around each access
  *      (LDG.E.NA.LTC256B.128 in SASS).
- * H100 (docs/perf/reduce.md, 2026-11-25), 1 against 0, three interleaved
- * rounds: i32 sum 2^26 83.4-84.1 against 89.4-89.6 us, 2^28 340.7-341.2
- * against 346.5-347.3, 2^30 1380-1382 against 1383-1384; u8 2^28 98.2-98.7
- * against 106.0-106.2; 2^24 the same. The one-round grids (up to 2^22
- * int32) keep 0: one latency, nothing to stream. */
+ * H100, with L2 flushed before every timed call (docs/perf/reduce.md, "The
+ * L2 between timed calls"), 0 and 1 read alike at every size (i32 2^26
+ * 89.6-89.7 us against 89.7-89.8, 2^30 1385.4-1385.5 against 1385.4-1387.1).
+ * The 2-7% that 1 had gained in an earlier A/B came from what the previous
+ * call left in L2, not from the load. 1 stays: it is the load the bench's
+ * read ceiling issues. The one-round grids (up to 2^22 int32) keep 0. */
 #ifndef GP_REDUCE_LOAD_HINT
 #define GP_REDUCE_LOAD_HINT 1
 #endif
