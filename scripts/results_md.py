@@ -127,6 +127,7 @@ def header(rdir, meta):
         f"Times are medians of {meta.get('runs', '?')} runs after {meta.get('warmup', '?')} warm-up, with CUDA "
         + ("events around each call on a stream held until the call was queued (GPU time, as nvbench measures)"
            if meta.get('timing') == 'held-stream' else "events around each call") +
+        ", L2 flushed before each timed call (the bench since 7f80948, bench/README.md)"
         "; GB/s count the bytes an operation must move at least (1 GB = 10^9 bytes); every result was "
         "checked against a reference in the same run.",
         "",
