@@ -26,12 +26,13 @@ enum { READ_THREADS = 256, READ_UNROLL = 4 };
 /* The flush before each timed call reads this many times the L2. */
 enum { GPB_FLUSH_L2S = 4 };
 
-/* The fastest streaming load measured on H100 is the one gp_reduce's large
- * grids issue (GP_REDUCE_LOAD_HINT): L1 skipped, L2 fetching the 256-byte
- * block around each access. Plain loads read 2-7% slower from 2^26 bytes
- * (docs/perf/reduce.md), and a ceiling the reduction beat would not be one.
- * The load's one definition is shared (the bench includes nothing else of
- * the library's internals). */
+/* The load gp_reduce's large grids issue (GP_REDUCE_LOAD_HINT): L1
+ * skipped, L2 fetching the 256-byte block around each access. With L2
+ * flushed before every call it reads as fast as a plain ld.global.nc on
+ * H100 (docs/perf/reduce.md); the ceiling issues the reduction's own load
+ * so that the two differ only in what they do with the data. The load's one
+ * definition is shared (the bench includes nothing else of the library's
+ * internals). */
 __device__ __forceinline__ uint4 read_once(const uint4 *p) { return gp_cuda::load_stream<1>(p); }
 
 /*
@@ -99,12 +100,13 @@ __global__ void hold_kernel(const volatile int *release, int *gave_up, unsigned 
 
 /*
  * Reads the flush buffer through L2 (ld.global.cg). Without it the inputs of
- * 4x L2 and more, read once a call from one slice, ran from whatever the
- * previous call left in L2: under Nsight Compute, on H100, a 256 MiB
- * reduction took 9% of its input from L2 after CUB's call and none after
- * the read ceiling's, which made it 7% faster than the ceiling in the bench
- * while all three read the same 87 us from a flushed L2
- * (docs/perf/reduce.md).
+ * 4x L2 and more, one slice read by every call, ran partly from what the
+ * calls before had left in L2, and how much depended on which kernels those
+ * were: under Nsight Compute on H100 (int32 2^26, 256 MiB) the reduction
+ * and the read ceiling took 21.7% of their sectors from L2 and CUB 0.5%;
+ * with two slices in turn the reduction still took 9% and the other two
+ * none, and measured 7% faster than the ceiling. From a flushed L2 all
+ * three read in the same 86-88 us (docs/perf/reduce.md).
  */
 __global__ void flush_kernel(const uint4 *__restrict__ buf, size_t words, unsigned key, unsigned *sink)
 {
