@@ -33,30 +33,40 @@ enum { GPB_FLUSH_L2S = 4 };
  * so that the two differ only in what they do with the data. The load's one
  * definition is shared (the bench includes nothing else of the library's
  * internals). */
-__device__ __forceinline__ uint4 read_once(const uint4 *p) { return gp_cuda::load_stream<1>(p); }
+struct hinted_load {
+    __device__ __forceinline__ uint4 operator()(const uint4 *p) const { return gp_cuda::load_stream<1>(p); }
+};
+/* The flush's load, ld.global.cg: cached in L2 at normal priority, so that
+ * it displaces what the previous call left there (flush_l2, below). */
+struct l2_load {
+    __device__ __forceinline__ uint4 operator()(const uint4 *p) const { return __ldcg(p); }
+};
 
 /*
- * Streams nvec 16-byte words plus a tail of under 16 bytes. Each thread has
- * READ_UNROLL loads in flight before it uses any; the xor is the cheapest
- * combine, and the store happens only if the result equals a key passed at
- * run time, so the compiler must keep every load.
+ * Streams nvec 16-byte words plus a tail of under 16 bytes, each through
+ * Load. Each thread has READ_UNROLL loads in flight before it uses any; the
+ * xor is the cheapest combine, and the store happens only if the result
+ * equals a key passed at run time, so the compiler must keep every load.
+ * The read ceiling and the L2 flush are both this kernel.
  */
+template <class Load>
 __global__ void __launch_bounds__(READ_THREADS)
-    read_kernel(const uint4 *__restrict__ in, size_t nvec, const unsigned char *__restrict__ tail, unsigned ntail,
-                unsigned key, unsigned *sink)
+    stream_kernel(const uint4 *__restrict__ in, size_t nvec, const unsigned char *__restrict__ tail, unsigned ntail,
+                  unsigned key, unsigned *sink)
 {
+    const Load load;
     size_t stride = (size_t)gridDim.x * READ_THREADS;
     size_t i = (size_t)blockIdx.x * READ_THREADS + threadIdx.x;
     unsigned acc = 0;
     for (; i + (READ_UNROLL - 1) * stride < nvec; i += READ_UNROLL * stride) {
         uint4 v[READ_UNROLL];
 #pragma unroll
-        for (int u = 0; u < READ_UNROLL; u++) v[u] = read_once(in + i + u * stride);
+        for (int u = 0; u < READ_UNROLL; u++) v[u] = load(in + i + u * stride);
 #pragma unroll
         for (int u = 0; u < READ_UNROLL; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
     }
     for (; i < nvec; i += stride) {
-        uint4 v = read_once(in + i);
+        uint4 v = load(in + i);
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
     if (blockIdx.x == 0 && threadIdx.x < ntail) acc ^= tail[threadIdx.x];
@@ -71,9 +81,8 @@ int gpb_cuda_read_ceiling(const gpb_env *env, const void *in, size_t bytes)
     size_t per_block = (size_t)READ_THREADS * READ_UNROLL;
     size_t want = (nvec + per_block - 1) / per_block;
     int grid = want < (size_t)rt->read_grid ? (int)(want ? want : 1) : rt->read_grid;
-    read_kernel<<<grid, READ_THREADS, 0, rt->stream>>>((const uint4 *)in, nvec,
-                                                       (const unsigned char *)in + nvec * 16,
-                                                       (unsigned)(bytes % 16), 0x5eed5eedu, rt->sink);
+    stream_kernel<hinted_load><<<grid, READ_THREADS, 0, rt->stream>>>(
+        (const uint4 *)in, nvec, (const unsigned char *)in + nvec * 16, (unsigned)(bytes % 16), 0x5eed5eedu, rt->sink);
     GPB_CU(cudaGetLastError());
     return GPB_OK;
 }
@@ -108,19 +117,11 @@ __global__ void hold_kernel(const volatile int *release, int *gave_up, unsigned 
  * none, and measured 7% faster than the ceiling. From a flushed L2 all
  * three read in the same 86-88 us (docs/perf/reduce.md).
  */
-__global__ void flush_kernel(const uint4 *__restrict__ buf, size_t words, unsigned key, unsigned *sink)
-{
-    unsigned acc = 0;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x) {
-        const uint4 v = __ldcg(buf + i);
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (acc == key) *sink = acc; /* never: the buffer is zeros; the loads must stay */
-}
-
 static int flush_l2(gpb_cuda_rt *rt)
 {
-    flush_kernel<<<rt->read_grid, READ_THREADS, 0, rt->stream>>>(rt->flush, rt->flush_words, 0x5eed5eedu, rt->sink);
+    /* The buffer is zeros, so the key is never matched; the loads stay. */
+    stream_kernel<l2_load><<<rt->read_grid, READ_THREADS, 0, rt->stream>>>(rt->flush, rt->flush_words, NULL, 0,
+                                                                           0x5eed5eedu, rt->sink);
     GPB_CU(cudaGetLastError());
     return GPB_OK;
 }
@@ -289,7 +290,7 @@ static int cuda_setup(gpb_env *env, gpb_cuda_rt *rt)
         rt->hold[0] = rt->hold[1] = 0;
     }
     int per_sm = 0;
-    GPB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel, READ_THREADS, 0));
+    GPB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_kernel<hinted_load>, READ_THREADS, 0));
     rt->read_grid = rt->sm_count * (per_sm > 0 ? per_sm : 1);
     rt->flush_words = (size_t)GPB_FLUSH_L2S * (m->cache_bytes > 0 ? m->cache_bytes : (size_t)1 << 20) / 16;
     void *flush = NULL;
