@@ -437,8 +437,8 @@ extern "C" const gpb_case gpb_partition_cuda = {
     "partition", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
     "gp_partition_flagged, u8 flags, about half set; peer: cub::DevicePartition::Flagged (it reverses the rejected "
     "part; compared reversed); bytes: n items + n flags read, n written (past the one-pass sizes, about 2^22 "
-    "int32, gpuprim reads the flags twice: the rejected part needs the total; from 2^23 items of 4 or 8 bytes (2^24 of "
-    "2), it counts first, reading the flags once and writing and reading a bit an item); check: exact",
+    "int32, gpuprim reads the flags twice: the rejected part needs the total; from 16 MiB of 4- or 8-byte items "
+    "(2^24 items of 2), it counts first, reading the flags once and writing and reading a bit an item); check: exact",
     30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_bytes, measure<K_PARTITION>,
     nullptr, "i32,f32,i64,u8", 1,
 };

@@ -1163,21 +1163,25 @@ unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of
 
 /* Whether a persistent partition of n items of t is counted first: by
  * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
- * the bits (GP_PARTITION_COUNT_FIRST_MIN_ITEMS; 1-byte items never); by
+ * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1-byte items never); by
  * comparison, gp_count_if's kernel, then select_kernel_pipelined with the
- * total (GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS). And the workspace that takes
- * after the arena, the larger of the two where both apply: by flags, n
- * rounded up to 128 items, a bit each, then a partial count a block of
- * flag_bits_kernel; by comparison, count_kernel's partials. */
+ * total (GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES, or over half the L2 and
+ * within it). And the workspace that takes after the arena, the larger of
+ * the two where both apply: by flags, n rounded up to 128 items, a bit
+ * each, then a partial count a block of flag_bits_kernel; by comparison,
+ * count_kernel's partials. */
 bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_flags)
 {
-    const int hook = state(ctx)->partition_count_first;
-    if (hook >= 0) return hook == 1;
-    const size_t sz = gp_dtype_size(t);
-    if (!by_flags)
-        return n >= (sz <= 2 ? GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW : GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS);
+    const context_state *st = state(ctx);
+    if (st->partition_count_first >= 0) return st->partition_count_first == 1;
+    const long long sz = (long long)gp_dtype_size(t);
+    if (!by_flags) {
+        if (sz <= 2) return n >= GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW;
+        const long long l2_items = st->l2_bytes / sz; /* sizes in items: n * sz may overflow */
+        return (n <= l2_items && 2 * n > l2_items) || n >= GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES / sz;
+    }
     if (sz == 1) return false;
-    return n >= (sz == 2 ? GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW : GP_PARTITION_COUNT_FIRST_MIN_ITEMS);
+    return n >= (sz == 2 ? GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW : GP_PARTITION_COUNT_FIRST_MIN_BYTES / sz);
 }
 unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
 {

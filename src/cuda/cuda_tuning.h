@@ -555,33 +555,43 @@ static_assert(kPartitionGroup >= 1 && kPartitionGroup <= 32, "a group's tiles ar
 #define GP_PARTITION_GROUP_MIN_TILES 2048
 #endif
 constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
-/* A persistent partition by flags of at least this many 4- or 8-byte
- * items (2-byte: _NARROW) is counted first: flag_bits_kernel writes the
- * total and a bit an item, then the partition's kernel looks back as a
- * selection's and stages the bits instead of the flags
- * (select_params::counted_first). H100, bench partition, us, counted first
- * against the count phase inside (docs/perf/scan.md, rounds 28 and 32):
- * int32 2^22 26.4 / 26.6, 2^23 43.1 / 52.8, 2^24 71.3 / 81.9, 2^28 912 /
- * 944; int64 2^22 39.3 / 37.7, 2^23 63.2 / 63.5, 2^28 1599 / 1690; u16
- * 2^24 50.0 / 51.0, 2^25 83.5 / 88.0; u8 lost 1-5% from 2^24. */
-#ifndef GP_PARTITION_COUNT_FIRST_MIN_ITEMS
-#define GP_PARTITION_COUNT_FIRST_MIN_ITEMS (1ll << 23)
+/* A persistent partition by flags of 4- or 8-byte items, at least this
+ * many bytes of them (2-byte: this many items, _NARROW), is counted
+ * first: flag_bits_kernel writes the total and a bit an item, then the
+ * partition's kernel looks back as a selection's and stages the bits
+ * instead of the flags (select_params::counted_first). Smaller ones run in
+ * one pass (one_pass_partition), which this does not change. H100, bench
+ * partition, us, counted first against the count phase inside
+ * (docs/perf/scan.md, rounds 28, 32 and 44): int32 2^23 43.1 / 52.8, 2^24
+ * 71.3 / 81.9, 2^28 912 / 944; flushed (round 44), int32 at 24 MiB
+ * (6291456) 28.9-29.5 / 35.6-35.9 (1.09x / 0.92x CUB), int64 at 32 MiB
+ * 32.8-33.5 / 33.4-34.5, and never slower at 16-48 MiB; u16 2^24 50.0 /
+ * 51.0, 2^25 83.5 / 88.0, but at 24 MiB 38.2-38.6 / 37.0-37.8; u8 lost 1-5%
+ * from 2^24. */
+#ifndef GP_PARTITION_COUNT_FIRST_MIN_BYTES
+#define GP_PARTITION_COUNT_FIRST_MIN_BYTES (16ll << 20)
 #endif
 #ifndef GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW
 #define GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW (1ll << 24)
 #endif
-/* A persistent partition by comparison of at least this many items is
+/* A persistent partition by comparison of 4- or 8-byte items, at least
+ * this many bytes of them (1- and 2-byte: this many items, _NARROW), is
  * counted first too, by gp_count_if's kernel (count_kernel): the
  * partition's kernel then reads the input a second time, as its count
- * phase would have, but no write waits on a count phase. H100, bench
- * partition-if, us, counted first against inside (docs/perf/scan.md, round
- * 29): int32 2^24 87.8 / 83.0, 2^26 292 / 303, 2^28 1114 / 1182; int64
- * 2^24 151 / 148, 2^26 555 / 566, 2^28 2178 / 2244; u8 2^22 15.8 / 15.8,
- * 2^24 43.8 / 50.7, 2^26 134 / 149, 2^28 473 / 541. 1- and 2-byte items
- * from the _NARROW count; u16 (round 30): 2^22 25.3 / 18.8, 2^23 38.4 /
- * 40.2, 2^24 60.1 / 63.4, 2^25 101.8 / 108.1, 2^26 184.5 / 182.6. */
-#ifndef GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS
-#define GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS (1ll << 26)
+ * phase would have, but no write waits on a count phase. So is one of 4-
+ * or 8-byte items over half the L2 and within it, whose second read then
+ * finds much of the input still there. H100 (L2 50 MiB), bench
+ * partition-if, us, counted first against inside (docs/perf/scan.md,
+ * rounds 29 and 44): int32 2^26 292 / 303, 2^28 1114 / 1182; int64 2^26
+ * 555 / 566, 2^28 2178 / 2244; flushed (round 44), int32 at 24 / 32 / 40 /
+ * 48 / 64 / 128 MiB 27.7 / 40.6 / 50.2 / 58.5 / 75.4 / 142.6 against 27.5 /
+ * 43.7 / 53.3 / 59.5 / 72.4 / 143.7, int64 at 24 / 32 / 40 / 48 / 64 /
+ * 128 / 256 MiB 26.5 / 39.2 / 48.1 / 58.0 / 74.7 / 141.6 / 276.0 against
+ * 26.4 / 41.8 / 50.4 / 60.1 / 71.0 / 141.7 / 280.5; u8 2^22 15.8 / 15.8,
+ * 2^24 43.8 / 50.7, 2^26 134 / 149, 2^28 473 / 541; u16 (round 30): 2^22
+ * 25.3 / 18.8, 2^23 38.4 / 40.2, 2^24 60.1 / 63.4, 2^25 101.8 / 108.1. */
+#ifndef GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES
+#define GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES (256ll << 20)
 #endif
 #ifndef GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW
 #define GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW (1ll << 23)
