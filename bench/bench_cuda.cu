@@ -2,6 +2,7 @@
  * device arenas, and the streaming-read ceiling kernel. */
 #include "bench_cuda.cuh"
 #include "../src/cuda/cuda_stream_load.cuh"
+#include "../src/cuda/cuda_tuning.h" /* kReduceLoadHint */
 
 #include <cub/version.cuh>
 
@@ -26,15 +27,18 @@ enum { READ_THREADS = 256, READ_UNROLL = 4 };
 /* The flush before each timed call reads this many times the L2. */
 enum { GPB_FLUSH_L2S = 4 };
 
-/* The load gp_reduce's large grids issue (GP_REDUCE_LOAD_HINT): L1
- * skipped, L2 fetching the 256-byte block around each access. With L2
- * flushed before every call it reads as fast as a plain ld.global.nc on
- * H100 (docs/perf/reduce.md); the ceiling issues the reduction's own load
- * so that the two differ only in what they do with the data. The load's one
- * definition is shared (the bench includes nothing else of the library's
- * internals). */
-struct hinted_load {
-    __device__ __forceinline__ uint4 operator()(const uint4 *p) const { return gp_cuda::load_stream<1>(p); }
+/* The load gp_reduce's large grids issue (GP_REDUCE_LOAD_HINT, a plain
+ * ld.global.nc): the ceiling issues the reduction's own load so that the
+ * two differ only in what they do with the data. With the hint that skips
+ * L1 and fetches 256-byte L2 blocks, this ceiling read 5-6% under CUB's
+ * reduction on H200 (docs/perf/reduce.md). The load's one definition is
+ * shared (the bench includes nothing else of the library's internals but
+ * the tuning constants). */
+struct reduce_load {
+    __device__ __forceinline__ uint4 operator()(const uint4 *p) const
+    {
+        return gp_cuda::load_stream<gp_cuda::kReduceLoadHint>(p);
+    }
 };
 /* The flush's load, ld.global.cg: cached in L2 at normal priority, so that
  * it displaces what the previous call left there (flush_l2, below). */
@@ -81,7 +85,7 @@ int gpb_cuda_read_ceiling(const gpb_env *env, const void *in, size_t bytes)
     size_t per_block = (size_t)READ_THREADS * READ_UNROLL;
     size_t want = (nvec + per_block - 1) / per_block;
     int grid = want < (size_t)rt->read_grid ? (int)(want ? want : 1) : rt->read_grid;
-    stream_kernel<hinted_load><<<grid, READ_THREADS, 0, rt->stream>>>(
+    stream_kernel<reduce_load><<<grid, READ_THREADS, 0, rt->stream>>>(
         (const uint4 *)in, nvec, (const unsigned char *)in + nvec * 16, (unsigned)(bytes % 16), 0x5eed5eedu, rt->sink);
     GPB_CU(cudaGetLastError());
     return GPB_OK;
@@ -290,7 +294,7 @@ static int cuda_setup(gpb_env *env, gpb_cuda_rt *rt)
         rt->hold[0] = rt->hold[1] = 0;
     }
     int per_sm = 0;
-    GPB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_kernel<hinted_load>, READ_THREADS, 0));
+    GPB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_kernel<reduce_load>, READ_THREADS, 0));
     rt->read_grid = rt->sm_count * (per_sm > 0 ? per_sm : 1);
     rt->flush_words = (size_t)GPB_FLUSH_L2S * (m->cache_bytes > 0 ? m->cache_bytes : (size_t)1 << 20) / 16;
     void *flush = NULL;

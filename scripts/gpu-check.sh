@@ -133,6 +133,11 @@ if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
     step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick ||
       san_ok=1
   done
+  # Reductions with every grid reading a segment a block (by default only
+  # from 2 GiB); the shared-memory code is the same as in racecheck-test_reduce.
+  hook=(env GPUPRIM_REDUCE_SEGMENTS=1 GPUPRIM_REDUCE_CLUSTER=0)
+  step "memcheck-test_reduce-segments" "${hook[@]}" "${memcheck[@]}" "$build/tests/test_reduce" --backend cuda \
+    --quick || san_ok=1
   # Every byte matrix the quick suite has that 256 x 256 byte tiles can take
   # (by default only matrices of 64 MiB and more take them), with the mid
   # size class's evict-first hints on every tile kernel; then the large

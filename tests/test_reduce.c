@@ -40,6 +40,12 @@ static const int64_t sizes[] = {0,      1,      2,      3,      7,      31,    3
 /* For 1- and 2-byte dtypes only (random data): enough 16-byte vectors to
  * fill the CUDA grid's cap (SMs x blocks per SM x threads) on an H100. */
 static const int64_t narrow_size = (1 << 22) + 3;
+/* For every dtype (random data): 22 MiB and a tail, 704 rounds of a
+ * 512-thread block's four 16-byte loads, so that where the blocks read
+ * segments (large inputs; every grid under GPUPRIM_REDUCE_SEGMENTS=1) a
+ * grid of 264 blocks (two an SM of an H100 or H200) deals two rounds to
+ * some and three to others, and the last segment is cut short. */
+static int64_t segment_size(gp_dtype t) { return (INT64_C(22) << 20) / (int64_t)gpt_size(t) + 3; }
 /* Misaligned inputs: a vector loop's head and tail, a few full vectors, and
  * one size past a single block for every dtype. */
 static const int64_t mis_sizes[] = {1, 2, 5, 33, 100, 1000, 4097, 20001};
@@ -109,6 +115,7 @@ static table build_table(uint64_t seed, bool quick)
                 if (gpt_pattern_for((gpt_pattern)p, t) && (!quick || quick_pattern((gpt_pattern)p)))
                     add_data(&tb, quick, seed, t, sz[s], (gpt_pattern)p, 0);
         if (!quick && gpt_size(t) <= 2) add_data(&tb, quick, seed, t, narrow_size, PAT_RANDOM, 0);
+        if (!quick) add_data(&tb, quick, seed, t, segment_size(t), PAT_RANDOM, 0);
         /* Integer-valued floats compare exactly, so a misread element shows. */
         gpt_pattern mis = gpt_is_float(t) ? PAT_INTVAL : PAT_RANDOM;
         for (size_t s = 0; s < nmsz; s++)

@@ -392,6 +392,9 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * unless this is 0: the tests run both ways. */
     const char *cluster = getenv("GPUPRIM_REDUCE_CLUSTER");
     st->reduce_cluster = cluster && strcmp(cluster, "0") == 0 ? 0 : -1;
+    /* Large reductions read a contiguous segment a block (cuda_reduce.cu);
+     * 1 makes every reduction grid do so (the tests), 0 none. */
+    st->reduce_segments = env_switch("GPUPRIM_REDUCE_SEGMENTS");
     /* Small scans and filters likewise (cuda_scan_cluster.cuh). */
     const char *small = getenv("GPUPRIM_SMALL_CLUSTER");
     st->small_cluster = small && strcmp(small, "0") == 0 ? 0 : -1;

@@ -46,6 +46,9 @@ struct context_state {
     /* Blocks in the largest cluster reduce may launch (16 or 8), 0 for none
      * (GPUPRIM_REDUCE_CLUSTER=0 turns clusters off), -1 until first asked. */
     int reduce_cluster;
+    /* GPUPRIM_REDUCE_SEGMENTS: a reduction grid's blocks read contiguous
+     * segments, 1 always, 0 never, -1 (default) by size (cuda_tuning.h). */
+    int reduce_segments;
     /* The same for the small scans and filters (cuda_scan_cluster.cuh,
      * cuda_filter_cluster.cuh; GPUPRIM_SMALL_CLUSTER=0). */
     int small_cluster;

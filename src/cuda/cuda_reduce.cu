@@ -123,6 +123,7 @@ struct reduce_params {
     void *partials;     /* one accumulator per block, for the ticket finish */
     unsigned *counter;  /* the low half of a 64-bit word, 0 on entry; the last block sets it back to 0 */
     int cluster;        /* blocks per cluster for the cluster finish (one or two clusters), else 0 */
+    int segments;       /* a grid's blocks read contiguous segments (kReduceSegmentMinBytes) */
     void *pair;         /* 16 zero bytes on entry where two clusters meet; left zeroed */
     uint64_t empty_bits; /* the op's identity as out_t's bits: the result for n == 0 */
     int out_bytes;
@@ -320,9 +321,12 @@ __device__ __forceinline__ void reduce_cluster_grid(const reduce_params &p)
 /*
  * Thread t of T = grid x block threads reads vectors t, t + T, t + 2T, ...:
  * each step of the grid is one contiguous stretch of memory, and threads
- * differ by at most one vector of work. kReduceUnroll loads are issued
- * before the first is used; the last, partial round is predicated rather
- * than looped, so it also costs one memory latency, not several.
+ * differ by at most one vector of work. With p.segments, block b reads an
+ * even share of whole rounds (kReduceThreads x kReduceUnroll vectors) of
+ * its own instead, thread t vectors t, t + kReduceThreads, ... of it.
+ * kReduceUnroll loads are issued before the first is used; the last,
+ * partial round is predicated rather than looped, so it also costs one
+ * memory latency, not several.
  */
 template <class Op, class Load, class Acc>
 __device__ __forceinline__ void reduce_grid(const reduce_params &p)
@@ -331,8 +335,18 @@ __device__ __forceinline__ void reduce_grid(const reduce_params &p)
     constexpr int kLanes = kVecBytes / sizeof(Load);
     const Load *in = static_cast<const Load *>(p.in);
     const uint4 *vin = reinterpret_cast<const uint4 *>(in + p.head);
-    const int64_t stride = (int64_t)gridDim.x * kReduceThreads;
     const int64_t tid = (int64_t)blockIdx.x * kReduceThreads + threadIdx.x;
+    int64_t i = tid, end = p.nvec, stride = (int64_t)gridDim.x * kReduceThreads;
+    if (p.segments) {
+        const int64_t round = (int64_t)kReduceThreads * U;
+        const int64_t rounds = (p.nvec + round - 1) / round;
+        const int64_t share = rounds / gridDim.x, extra = rounds % gridDim.x, b = blockIdx.x;
+        const int64_t first = (b * share + (b < extra ? b : extra)) * round;
+        const int64_t last = first + (share + (b < extra ? 1 : 0)) * round;
+        i = first + threadIdx.x;
+        end = last < p.nvec ? last : p.nvec; /* only the segment of the final round is cut */
+        stride = kReduceThreads;
+    }
     /* Head and tail: fewer than a vector each, one element per thread of
      * block 0. Loaded first and combined last, so their latency hides
      * behind the vector loads. */
@@ -342,22 +356,21 @@ __device__ __forceinline__ void reduce_grid(const reduce_params &p)
     if (tid < p.n - tail_start) edge_tail = static_cast<Acc>(in[tail_start + tid]);
 
     Acc acc = Op::template identity<Acc>();
-    int64_t i = tid;
-    for (; i + (U - 1) * stride < p.nvec; i += U * stride) {
+    for (; i + (U - 1) * stride < end; i += U * stride) {
         uint4 v[U];
 #pragma unroll
         for (int k = 0; k < U; k++) v[k] = load_stream<kReduceLoadHint>(vin + i + k * stride);
 #pragma unroll
         for (int k = 0; k < U; k++) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
     }
-    if (i < p.nvec) {
+    if (i < end) {
         uint4 v[U];
 #pragma unroll
         for (int k = 0; k < U; k++)
-            if (i + k * stride < p.nvec) v[k] = load_stream<kReduceLoadHint>(vin + i + k * stride);
+            if (i + k * stride < end) v[k] = load_stream<kReduceLoadHint>(vin + i + k * stride);
 #pragma unroll
         for (int k = 0; k < U; k++)
-            if (i + k * stride < p.nvec) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
+            if (i + k * stride < end) acc = Op::combine(acc, fold_vector<Op, Load, Acc>(v[k]));
     }
     acc = Op::combine(acc, Op::combine(edge_head, edge_tail));
     acc = block_reduce<Op, kReduceThreads>(acc);
@@ -569,6 +582,8 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws)
     p.partials = ws;
     p.counter = st->reduce_counter;
     p.cluster = shape.cluster;
+    p.segments = st->reduce_segments >= 0 ? st->reduce_segments
+                                          : (long long)a->n >= kReduceSegmentMinBytes / (long long)in_size;
     p.pair = static_cast<char *>(st->control) + kReducePairOffset;
     p.empty_bits = identity_bits(a->op, a->out_t);
     p.out_bytes = (int)out_size;

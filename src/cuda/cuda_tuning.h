@@ -58,16 +58,26 @@ constexpr int kReduceMinVectorsPerThread = 1;
  *   1: ld.global.nc.L1::no_allocate.L2::256B: skip L1 (the data is used
  *      once) and have L2 fetch the whole 256-byte block around each access
  *      (LDG.E.NA.LTC256B.128 in SASS).
- * H100, with L2 flushed before every timed call (docs/perf/reduce.md, "The
- * L2 between timed calls"), 0 and 1 read alike at every size (i32 2^26
- * 89.6-89.7 us against 89.7-89.8, 2^30 1385.4-1385.5 against 1385.4-1387.1).
- * The 2-7% that 1 had gained in an earlier A/B came from what the previous
- * call left in L2, not from the load. 1 stays: it is the load the bench's
- * read ceiling issues. The one-round grids (up to 2^22 int32) keep 0. */
+ * With L2 flushed before every timed call (docs/perf/reduce.md): on H100
+ * the two read alike at every size (i32 2^26 89.6-89.7 us against
+ * 89.7-89.8, 2^30 1385.4-1385.5 against 1385.4-1387.1); on H200 1 reads
+ * 5-6% slower from 2^26 (i32 2^28 255.6-256.0 us against 239.2-239.5,
+ * f64 2^30 1990-1995 against 1892-1893; CUB 241-242 and 1890-1894), so 0. */
 #ifndef GP_REDUCE_LOAD_HINT
-#define GP_REDUCE_LOAD_HINT 1
+#define GP_REDUCE_LOAD_HINT 0
 #endif
 constexpr int kReduceLoadHint = GP_REDUCE_LOAD_HINT;
+
+/* From this many bytes of input each block of a large grid reads one
+ * contiguous segment, a round of the block at a time (CUB's even share),
+ * rather than every round of the grid reading one contiguous stretch. On
+ * H200 (hint 0, three interleaved rounds) segments read i32 2^30 in
+ * 941.0-941.9 us against 946.1-947.1 for the stride (CUB 943.7-946.6) and
+ * f64 2^28-2^30 0.2-0.4% faster; equal at 2^26-2^28 i32, 1% slower at
+ * 2^24. On H100 they were 0.4% faster at 2^30 in one A/B and level in
+ * another (docs/perf/reduce.md). GPUPRIM_REDUCE_SEGMENTS=1 gives every
+ * grid segments (the tests), 0 none. */
+constexpr long long kReduceSegmentMinBytes = 2LL << 30;
 
 /* ------------------------------------------------------------ transpose */
 
