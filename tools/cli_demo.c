@@ -72,9 +72,15 @@ static void check_row(demo_row *row, const demo_reference *ref, int64_t n)
     }
     float got;
     memcpy(&got, row->result, sizeof got);
-    /* The library promises (n-1) ulp-scaled error bounds of sum |x|. */
+    /* The header's bound for any order, (n-1) u sum|x|, exceeds sum|x|
+     * itself from 2^24 values and would check nothing. The demo holds every
+     * backend to u max(64, 2 sqrt n) sum|x|, the bound the bench checks
+     * float sums against CUB with (bench.h): what random rounding gives a
+     * serial loop. The library's blocked and tree orders land far inside it;
+     * at 2^26 values in [0, 1) a lost or doubled run of 2^17 of them does not. */
+    const double u = FLT_EPSILON / 2, k = 2 * sqrt((double)n);
     row->reference = ref->f32_sum;
-    row->bound = (double)(n > 0 ? n - 1 : 0) * FLT_EPSILON * ref->f32_abs_sum;
+    row->bound = u * (k > 64 ? k : 64) * ref->f32_abs_sum;
     row->diff = fabs((double)got - ref->f32_sum);
     row->passed = row->diff <= row->bound; /* false for NaN */
 }
