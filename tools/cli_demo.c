@@ -3,12 +3,12 @@
  * on every usable backend, each checked against a serial loop here, timed,
  * and set beside the same backend's measured copy bandwidth.
  */
+#include "bench.h" /* gpb_float_tol */
 #include "cli_common.h"
 #include "cli_random.h"
 #include "cli_timing.h"
 #include "cli_values.h"
 
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -74,13 +74,12 @@ static void check_row(demo_row *row, const demo_reference *ref, int64_t n)
     memcpy(&got, row->result, sizeof got);
     /* The header's bound for any order, (n-1) u sum|x|, exceeds sum|x|
      * itself from 2^24 values and would check nothing. The demo holds every
-     * backend to u max(64, 2 sqrt n) sum|x|, the bound the bench checks
-     * float sums against CUB with (bench.h): what random rounding gives a
+     * backend to the bound the bench checks float sums against CUB with,
+     * gpb_float_tol: u max(64, 2 sqrt n) sum|x|, what random rounding gives a
      * serial loop. The library's blocked and tree orders land far inside it;
      * at 2^26 values in [0, 1) a lost or doubled run of 2^17 of them does not. */
-    const double u = FLT_EPSILON / 2, k = 2 * sqrt((double)n);
     row->reference = ref->f32_sum;
-    row->bound = u * (k > 64 ? k : 64) * ref->f32_abs_sum;
+    row->bound = gpb_float_tol(GP_DTYPE_F32, GP_OP_SUM, n) * ref->f32_abs_sum;
     row->diff = fabs((double)got - ref->f32_sum);
     row->passed = row->diff <= row->bound; /* false for NaN */
 }
@@ -259,9 +258,10 @@ const cli_verb cli_verb_demo = {
     .synopsis = "[--n N] [--runs R] [--seed S]",
     .details =
         "Each sum is checked against a serial loop in the tool: i32 exactly (wrapping like the\n"
-        "library), f32 within (n-1) x FLT_EPSILON x sum |x|. Times are medians of the timed runs\n"
-        "with a host clock around gp_ctx_synchronize; GB/s is the 4n input bytes over that time,\n"
-        "set beside gp_copy of the same bytes on the same backend (read + write counted).\n"
+        "library), f32 within 2^-24 x max(64, 2 sqrt n) x sum |x| (the bench's bound). Times are\n"
+        "medians of the timed runs with a host clock around gp_ctx_synchronize; GB/s is the 4n\n"
+        "input bytes over that time, set beside gp_copy of the same bytes on the same backend\n"
+        "(read + write counted).\n"
         "--backend auto runs every usable backend; cpu or cuda runs that one. Exits 1 if any\n"
         "check fails.\n",
     .opts = demo_opts,
