@@ -98,13 +98,19 @@ __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, uns
  * else one. */
 enum select_tier { kNarrow, kWide, kWider };
 
-template <class T, bool ByFlags, int Tier>
+template <class T, bool ByFlags, int Tier, bool Bits = false>
 struct select_pipe_shape {
     static constexpr int kItems = Tier == kNarrow ? select_items(sizeof(T))
                                   : Tier == kWide ? select_wide_items(sizeof(T))
                                                   : select_wider_items(sizeof(T));
     static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
-    static constexpr unsigned kStageBytes = (unsigned)(kTile * ((long long)sizeof(T) + (ByFlags ? 1 : 0)));
+    /* The Bits kernels (a partition by flags counted first) stage a bit an
+     * item, not a flag: 4-byte items' stages of 24.75 KiB (wide) and 16.5
+     * (narrow), not 30 and 20, let 3 blocks share an SM, not 2. H100, bench
+     * partition int32, us: 2^23 35.8 -> 34.9, 2^24 61.8 -> 59.7, 2^26 224.3
+     * -> 222.6, 2^28 alike (docs/perf/scan.md, round 46). */
+    static constexpr unsigned kStageBytes =
+        (unsigned)(kTile * (long long)sizeof(T) + (Bits ? kTile / 8 : ByFlags ? kTile : 0));
     /* The wider tier's 1-byte rows held as loaded (held_rows, cuda_select.cu). */
     static constexpr bool kPacked = Tier == kWider && sizeof(T) == 1 && GP_SELECT_PACKED_BYTES && GP_SELECT_SWAR >= 1;
     /* Blocks an SM holds with every stage in shared memory (227 KiB an SM,
@@ -145,11 +151,12 @@ __device__ __forceinline__ void count_uses(const select_params &p, lookback::tic
 }
 
 template <class T, bool ByFlags, bool Partition, int Tier, bool Bits = false>
-__global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
-                                  select_pipe_shape<T, ByFlags, Tier>::kBlocks)
+__global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kThreads,
+                                  select_pipe_shape<T, ByFlags, Tier, Bits>::kBlocks)
     select_kernel_pipelined(const __grid_constant__ select_params p)
 {
-    using shape = select_pipe_shape<T, ByFlags, Tier>;
+    static_assert(!Bits || (ByFlags && Partition), "bits stand for a partition's flags, counted first");
+    using shape = select_pipe_shape<T, ByFlags, Tier, Bits>;
     constexpr int Items = shape::kItems;
     constexpr int64_t kTile = shape::kTile;
     using L = rows<T, Items>;
@@ -166,7 +173,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
      * scan thread arrives); before_of the count before it (one lane).
      * A partition's count uses have barriers of their own. */
     __shared__ uint64_t full[kStages], counted[kStages], placed[kStages], counted_c[kStages], placed_c[kStages];
-    __shared__ group_counts counts[kStages]; /* a partition's count uses */
+    /* A partition's count uses. The Bits kernels, always counted first,
+     * have none: one slot is declared and never used (three, 768 bytes,
+     * would leave their int32 wide blocks at 2 an SM). */
+    __shared__ group_counts counts[Bits ? 1 : kStages];
     /* By ticket, use u's tile, at u % kRing (thread 0 sets it as it stages
      * the use; past the last tile, p.tiles or more). Two rounds of stages: the
      * K uses after a block's last, which only its look-back warps read,
@@ -179,9 +189,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
      * tile. Other partitions: by count group, then the write uses wait on
      * the groups (cuda_select.cu, select_kernel). Counted first, the Bits
      * kernels stage bits for every whole tile, not flags (with_bits). */
-    const bool counted_first = Partition && p.counted_first;
-    const bool one_pass = Partition && p.groups == 0 && !counted_first, by_groups = Partition && p.groups != 0;
-    const bool with_bits = Bits && ByFlags && counted_first && p.bits != nullptr;
+    const bool counted_first = Partition && (Bits || p.counted_first);
+    const bool one_pass = Partition && p.groups == 0 && !counted_first,
+               by_groups = Partition && !Bits && p.groups != 0;
+    constexpr bool with_bits = Bits; /* stages sized for bits: never flags */
     /* Counted first, tiles go by ticket as stages free up, not k, k + grid,
      * ...: a block waits only on tiles that running blocks hold, so the
      * grid needs no co-residency and is launched plainly, overlapping the
@@ -234,19 +245,20 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
     auto tile_of_use = [&](unsigned u) { return by_ticket ? tile_at[u % kRing] : t.index + tile_of(u); };
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const unsigned count_use_total =
-        Partition ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
+        Partition && !Bits ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
 
     if (warp >= kSelectWarps) { /* -------------------------- a look-back warp */
         const lookback::arena &ar = p.arena;
-        for (unsigned i = warp - kSelectWarps; Partition && i < count_use_total; i += K) {
-            const int s = (int)(i % kStages);
-            stage::wait(&counted_c[s], (i / kStages) & 1u);
-            const unsigned long long g = t.index + tile_of(i);
-            if (p.group == 1) publish_group<1>(p, g, t.epoch, counts[s]);
-            else publish_group<kPartitionGroup>(p, g, t.epoch, counts[s]);
-            __syncwarp(); /* every lane has read the slot */
-            if (lane == 0) stage::arrive(&placed_c[s]);
-        }
+        if constexpr (Partition && !Bits)
+            for (unsigned i = warp - kSelectWarps; i < count_use_total; i += K) {
+                const int s = (int)(i % kStages);
+                stage::wait(&counted_c[s], (i / kStages) & 1u);
+                const unsigned long long g = t.index + tile_of(i);
+                if (p.group == 1) publish_group<1>(p, g, t.epoch, counts[s]);
+                else publish_group<kPartitionGroup>(p, g, t.epoch, counts[s]);
+                __syncwarp(); /* every lane has read the slot */
+                if (lane == 0) stage::arrive(&placed_c[s]);
+            }
         unsigned long long total = 0;
         if (by_groups && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
         if (counted_first && lane == 0) total = (unsigned long long)*p.count; /* the count kernel's, launched before */
@@ -349,7 +361,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier>::kThreads,
         stage::prime(primed, stage_use);
         if (by_ticket) plan_draw((unsigned long long)t.index + primed < p.tiles);
     }
-    if constexpr (Partition) {
+    if constexpr (Partition && !Bits) {
         if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
         else count_uses<T, ByFlags, kPartitionGroup, Items>(p, t, counts, counted_c, placed_c);
     }
