@@ -1128,15 +1128,15 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
         auto of = [&](auto tier_c, auto part_c) -> persistent_kernel {
             constexpr int W = decltype(tier_c)::value;
             constexpr bool P = decltype(part_c)::value;
-            using shape = select_pipe_shape<T, F, W>;
+            auto from = [&](auto bits_c) -> persistent_kernel { /* the kernel and its own shape */
+                constexpr bool B = decltype(bits_c)::value;
+                using shape = select_pipe_shape<T, F, W, B>;
+                return {(const void *)select_kernel_pipelined<T, F, P, W, B>, (unsigned)shape::kThreads,
+                        shape::kSharedBytes, (long long)shape::kTile};
+            };
             if constexpr (P && F)
-                if (bits) {
-                    using bits_shape = select_pipe_shape<T, F, W, true>;
-                    return {(const void *)select_kernel_pipelined<T, F, P, W, true>, (unsigned)bits_shape::kThreads,
-                            bits_shape::kSharedBytes, (long long)bits_shape::kTile};
-                }
-            return {(const void *)select_kernel_pipelined<T, F, P, W>, (unsigned)shape::kThreads, shape::kSharedBytes,
-                    (long long)shape::kTile};
+                if (bits) return from(std::true_type{});
+            return from(std::false_type{});
         };
         auto of_call = [&](auto tier_c) { /* the selection's or the partition's */
             return partition ? of(tier_c, std::true_type{}) : of(tier_c, std::false_type{});
@@ -1468,12 +1468,13 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
         bool count_first = a->partition && ws && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
-        persistent_choice c = choose_persistent(ctx, a, count_first);
-        if (count_first) { /* one pass reads everything once: no count before it */
-            /* on the kernel it would run: the Bits kernels' smaller stages
-             * fit more blocks, so more tiles would pass as one pass */
-            const persistent_choice plain = choose_persistent(ctx, a, false);
-            if (plain.one_pass) count_first = false, c = plain;
+        /* One pass reads everything once: no count before it. Judged on the
+         * kernel one pass would run: the Bits kernels' smaller stages fit
+         * more blocks, so more tiles would pass as one pass on them. */
+        persistent_choice c = choose_persistent(ctx, a, false);
+        if (count_first) {
+            if (c.one_pass) count_first = false;
+            else c = choose_persistent(ctx, a, true);
         }
         if (c.resident > 0 && (c.tiles > c.resident || c.one_pass)) {
             set_tiles(p, a->partition, c.tiles);

@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     auto tile_of_use = [&](unsigned u) { return by_ticket ? tile_at[u % kRing] : t.index + tile_of(u); };
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const unsigned count_use_total =
-        Partition && !Bits ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
+        Partition ? (t.index < p.groups ? (p.groups - 1 - t.index) / p.grid + 1 : 0u) : 0u;
 
     if (warp >= kSelectWarps) { /* -------------------------- a look-back warp */
         const lookback::arena &ar = p.arena;
