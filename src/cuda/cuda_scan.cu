@@ -471,9 +471,15 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
             p.tiles = (unsigned)run_tiles;
             p.staged = 1;
             bool too_large = false;
+#if GP_TIMELINE
+            timeline::clear(static_cast<cudaStream_t>(ctx->stream));
+#endif
             gp_status s =
                 launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__, __LINE__);
             if (s != GP_STATUS_OK) return s;
+#if GP_TIMELINE
+            timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles);
+#endif
             if (too_large) {
                 p.grid = (unsigned)tiles; /* the device is busy: one tile a block */
                 p.tiles = (unsigned)tiles;

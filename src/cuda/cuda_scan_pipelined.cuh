@@ -58,6 +58,7 @@
 #define GP_CUDA_SCAN_PIPELINED_CUH
 
 #include "cuda_scan_bytes.cuh"
+#include "cuda_timeline.cuh"
 
 namespace gp_cuda {
 namespace {
@@ -74,6 +75,8 @@ struct pipe_shape {
     static constexpr unsigned kTileBytes = (unsigned)kTile * sizeof(In);
     static constexpr int K = Wide ? GP_SCAN_WIDE_LOOKBACK_WARPS : GP_SCAN_LOOKBACK_WARPS;
     static constexpr int kStages = K + 2;
+    /* Uses staged at once at the start (cuda_tuning.h). */
+    static constexpr unsigned kPrimed = GP_SCAN_PRIME_USES < kStages ? GP_SCAN_PRIME_USES : kStages;
     static constexpr int kThreads = kScanThreads + K * kWarp;
     static constexpr size_t kSharedBytes = (size_t)kStages * kTileBytes; /* dynamic */
     /* The 1-byte min and max (32 one-byte accumulators a thread) spilled 8
@@ -134,6 +137,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     constexpr unsigned kTileBytes = shape::kTileBytes;
     constexpr int kStages = shape::kStages;
     constexpr int kLookbackWarps = shape::K;
+    constexpr unsigned kPrimed = shape::kPrimed;
     constexpr bool kPacked = bytes::packed_scan<In, S, Op>;
     __shared__ unsigned ticket_words[2];
     __shared__ A warp_totals[2][kScanWarps]; /* by use parity: no barrier between a read and the next write */
@@ -144,6 +148,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     GP_DYNAMIC_SHARED(stages); /* kStages x kTileBytes */
 
     const In *in = static_cast<const In *>(p.in);
+    if (threadIdx.x == 0) GP_TL_BLOCK(entry);
     auto tile_of = [&](unsigned use) { return (unsigned long long)p.grid * use; }; /* + t.index */
     auto whole = [&p](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
     if (threadIdx.x == 0) {
@@ -160,10 +165,12 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && whole(stage::launch_index()))
         stage::prefetch_l2(in + (int64_t)stage::launch_index() * kTile, kTileBytes);
     const lookback::ticket t = lookback::take_ticket(p.arena, p.grid, p.tiles, ticket_words); /* a barrier inside */
+    if (threadIdx.x == 0) GP_TL_BLOCK(ticketed);
     /* Use v's tile, copied where it is whole (only whole tiles wait). */
     auto stage_use = [&](unsigned v) {
         const unsigned long long tile = t.index + tile_of(v);
         const int s = (int)(v % kStages);
+        GP_TL_TILE(fetch, tile);
         if (whole(tile)) /* implies tile < p.tiles */
             stage::fetch(stages + s * kTileBytes, in + (int64_t)tile * kTile, kTileBytes, &full[s]);
     };
@@ -185,6 +192,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
             }
             if (lane == 0) {
                 publish_value(ar, tile, t.epoch, lookback::kInclusive, Op::apply(prefix, total));
+                GP_TL_TILE(prefix, tile);
                 prefix_of[s] = prefix;
                 stage::arrive(&prefixed[s]);
             }
@@ -193,11 +201,12 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     }
 
     /* ------------------------------------------------------- the scan warps */
-    if (threadIdx.x == 0) stage::prime((unsigned)kStages, stage_use);
+    if (threadIdx.x == 0) stage::prime(kPrimed, stage_use);
     /* Adds use u's prefix to its parked local scan and stores it. */
     auto finish = [&](unsigned u) {
         const int s = (int)(u % kStages);
         stage::wait(&prefixed[s], (u / kStages) & 1u);
+        if (threadIdx.x == 0) GP_TL_TILE(finish_start, t.index + tile_of(u));
         const A prefix = prefix_of[s];
         const int64_t seg_base = (int64_t)(t.index + tile_of(u)) * kTile + (int64_t)warp * L::kWarpItems;
         const In *seg = reinterpret_cast<const In *>(stages + s * kTileBytes) + warp * L::kWarpItems;
@@ -224,6 +233,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
                 for (int e = 0; e < L::V; e++) y[r][e] = Op::apply(prefix, y[r][e]);
             tile::store_rows<In, A, S, Items>(out, p.n - seg_base, p.aligned, y);
         }
+        if (threadIdx.x == 0) GP_TL_TILE(finish_end, t.index + tile_of(u));
     };
 
     unsigned use = 0;
@@ -237,6 +247,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         std::conditional_t<kPacked, uint4[L::R], A[L::R][L::V]> x;
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
+            if (threadIdx.x == 0) GP_TL_TILE(full, tile);
             if constexpr (kPacked) {
 #pragma unroll
                 for (int r = 0; r < L::R; r++) x[r] = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
@@ -261,12 +272,13 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
          * warp's next write there by the barrier alone, which
          * compute-sanitizer racecheck can follow. */
         if (threadIdx.x == 0) {
+            GP_TL_TILE(total, tile);
             total_of[s] = tile_total;
             if (GP_EARLY_AGGREGATE && tile != 0) publish_value(p.arena, tile, t.epoch, lookback::kAggregate, tile_total);
         }
         stage::arrive(&totalled[s]);
         /* Every scan warp finished use - 1 - K before this barrier. */
-        if (threadIdx.x == 0) stage::refill(use, (unsigned)kStages, stage_use);
+        if (threadIdx.x == 0) stage::refill(use, kPrimed, stage_use);
         /* The tile-local scan, parked over its input. */
         if constexpr (kPacked) {
             bytes::finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x);
@@ -279,6 +291,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         if (use >= kLookbackWarps) finish(use - kLookbackWarps);
     }
     for (unsigned u = use > kLookbackWarps ? use - kLookbackWarps : 0; u < use; u++) finish(u);
+    if (threadIdx.x == 0) GP_TL_BLOCK(exit_);
 }
 
 } // namespace

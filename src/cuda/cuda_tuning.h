@@ -400,6 +400,20 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 #ifndef GP_COUNT_FIRST_BY_TICKET_MAX_ITEMS
 #define GP_COUNT_FIRST_BY_TICKET_MAX_ITEMS (1ll << 26)
 #endif
+/* Uses a look-back-warp scan block stages at once when it starts (at most
+ * its K + 2 stages; then one a use, as before). With every stage primed,
+ * the grid's first requests were 25 MB (264 blocks x 3 x 32 KiB): the first
+ * wave's tiles landed 3.6-11 us in, and its look-backs, whose statuses wait
+ * on the slowest of those tiles, ended 13-15 us in, when no byte had been
+ * written yet (GP_TIMELINE, docs/perf/scan.md round 47). Two: H100, three
+ * interleaved rounds, us: scan u8 2^26 45.1-45.8 -> 43.6-43.7 (94.4 ->
+ * 99.0% of the copy), 2^24 (narrow tiles) 17.0-17.2 -> 16.2-16.3, i32 2^24
+ * 45.2-45.5 -> 43.9-44.3; 2^28 within 0.5%. One was between. */
+#ifndef GP_SCAN_PRIME_USES
+#define GP_SCAN_PRIME_USES 2
+#endif
+static_assert(GP_SCAN_PRIME_USES >= 1, "a block stages at least its first use");
+
 /* A persistent scan_kernel stages its tiles in shared memory, this many
  * bytes of stages a block (cuda_stage.cuh: 2 to 4 tiles): int32 3 x 16 KiB,
  * so 4 blocks hold 192 KiB of an SM's 228 and two tiles a block are always
