@@ -318,19 +318,24 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     /* Thread 0 stages use v in stage v % kStages: its tile's copies where
      * the tile is whole, else a bare arrival, so that every use completes
      * one phase and its readers find its tile in tile_at. It stages the
-     * first `primed` uses at once, then use u + 1 at use u (stage::prime,
-     * stage::refill).
+     * first K + 1 uses at once, then use u + 1 at use u (stage::prime,
+     * stage::refill). K + 1, not all K + 2 stages: the grid's first copies
+     * are the first wave's tiles, which every look-back waits on, and they
+     * land sooner with fewer bytes asked for beside them (H100:
+     * select int32 2^22 15.8 -> 14.8 us, 2^24 43.5-43.9 -> 42.1-42.3;
+     * docs/perf/scan.md, round 47, which the scan's GP_SCAN_PRIME_USES
+     * comes from).
      *
      * By ticket, the first K + 1 uses take the tiles of the block's first
      * ticket (consecutive), and each later one a ticket drawn a use ahead
      * (`drawn`, by the scan warps after they rank a use: draw_tile_if), so
-     * the draw's round trip overlaps a use. K + 1, not kStages: a block
-     * ranks its first K + 1 uses, and publishes their counts, before it
-     * waits on any look-back. With K + 2 consecutive tiles, the last one's
-     * count waited on the first one's look-back, which waited on the
+     * the draw's round trip overlaps a use. There K + 1 is also needed: a
+     * block ranks its first K + 1 uses, and publishes their counts, before
+     * it waits on any look-back. With K + 2 consecutive tiles, the last
+     * one's count waited on the first one's look-back, which waited on the
      * previous block's last one: a chain through the grid, 1.3-2.2 ms a
      * call on H100 (docs/perf/scan.md, round 42). */
-    const unsigned primed = by_ticket ? (unsigned)K + 1 : (unsigned)kStages;
+    const unsigned primed = (unsigned)K + 1;
     unsigned long long drawn = 0;
     bool drawing = false, draw_next = false; /* thread 0: a draw is due after this use / is in `drawn` */
     auto plan_draw = [&](bool more) {        /* thread 0: one more tile, or none from now on */
