@@ -478,7 +478,7 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
                 launch_resident(ctx, run.fn, what, p.grid, run.threads, run.smem, args, &too_large, __FILE__, __LINE__);
             if (s != GP_STATUS_OK) return s;
 #if GP_TIMELINE
-            timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles);
+            if (!too_large) timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles); /* it ran */
 #endif
             if (too_large) {
                 p.grid = (unsigned)tiles; /* the device is busy: one tile a block */

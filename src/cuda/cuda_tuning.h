@@ -408,7 +408,8 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
  * written yet (GP_TIMELINE, docs/perf/scan.md round 47). Two: H100, three
  * interleaved rounds, us: scan u8 2^26 45.1-45.8 -> 43.6-43.7 (94.4 ->
  * 99.0% of the copy), 2^24 (narrow tiles) 17.0-17.2 -> 16.2-16.3, i32 2^24
- * 45.2-45.5 -> 43.9-44.3; 2^28 within 0.5%. One was between. */
+ * 45.2-45.5 -> 43.9-44.3; 2^28 within 0.5%. One use primed measured
+ * between every stage and two. */
 #ifndef GP_SCAN_PRIME_USES
 #define GP_SCAN_PRIME_USES 2
 #endif
