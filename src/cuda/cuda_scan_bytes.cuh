@@ -6,8 +6,8 @@
  * its own: unpack on the load, combine, pack to park the tile-local scan,
  * unpack it again, combine the prefix, pack to store. At 2^28 u8 that was
  * ~15 instructions a byte and 66-71% of the copy, with half the SM's issue
- * slots busy. For sums (mod 256: the output is one byte) and the bitwise
- * ops the bytes of a word combine in place: an in-word scan is two shifted
+ * slots busy. For sums (mod 256: the output is one byte), the bitwise ops,
+ * min and max the bytes of a word combine in place: an in-word scan is two shifted
  * combines, a row of 16 bytes four words chained by their top byte, and the
  * prefix one broadcast byte combined into every word. The tile then costs
  * registers a quarter as large, so it can be four times as wide.
@@ -23,79 +23,103 @@
 namespace gp_cuda {
 namespace bytes {
 
-/* Four bytes combined lane by lane. The sum adds the low seven bits of
- * each byte, which cannot carry out of it, then sets each top bit to the
- * sum of the two top bits and the carry into it (a ^ b ^ carry). */
-template <class Op> struct lanes;
-template <> struct lanes<tile::op_sum> {
+/* Four bytes of type In (uint8_t or int8_t) combined lane by lane. The
+ * sum adds the low seven bits of each byte, which cannot carry out of it,
+ * then sets each top bit to the sum of the two top bits and the carry into
+ * it (a ^ b ^ carry); sums and the bitwise ops are the same for either
+ * signedness, min and max are not (the SIMD intrinsics of each). */
+template <class Op, class In> struct lanes;
+template <class In> struct lanes<tile::op_sum, In> {
     static constexpr uint32_t kIdentityByte = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b)
     {
         return ((a & 0x7f7f7f7fu) + (b & 0x7f7f7f7fu)) ^ ((a ^ b) & 0x80808080u);
     }
 };
-template <> struct lanes<tile::op_xor> {
+template <class In> struct lanes<tile::op_xor, In> {
     static constexpr uint32_t kIdentityByte = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a ^ b; }
 };
-template <> struct lanes<tile::op_or> {
+template <class In> struct lanes<tile::op_or, In> {
     static constexpr uint32_t kIdentityByte = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a | b; }
 };
-template <> struct lanes<tile::op_and> {
+template <class In> struct lanes<tile::op_and, In> {
     static constexpr uint32_t kIdentityByte = 0xff;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a & b; }
 };
+#if GP_SCAN_PACKED_MINMAX
+template <> struct lanes<tile::op_max, uint8_t> {
+    static constexpr uint32_t kIdentityByte = 0;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxu4(a, b); }
+};
+template <> struct lanes<tile::op_min, uint8_t> {
+    static constexpr uint32_t kIdentityByte = 0xff;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vminu4(a, b); }
+};
+template <> struct lanes<tile::op_max, int8_t> {
+    static constexpr uint32_t kIdentityByte = 0x80; /* -128 */
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxs4(a, b); }
+};
+template <> struct lanes<tile::op_min, int8_t> {
+    static constexpr uint32_t kIdentityByte = 0x7f;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmins4(a, b); }
+};
+#endif
 
-template <class Op, class = void> struct packs : std::false_type {};
-template <class Op> struct packs<Op, std::void_t<decltype(lanes<Op>::kIdentityByte)>> : std::true_type {};
+template <class Op, class In, class = void> struct packs : std::false_type {};
+template <class Op, class In>
+struct packs<Op, In, std::void_t<decltype(lanes<Op, In>::kIdentityByte)>> : std::true_type {};
 
 /* Whether a scan runs packed: 1-byte inputs and outputs, an op above. */
 template <class In, class S, class Op>
-constexpr bool packed_scan = GP_SCAN_PACKED_BYTES && sizeof(In) == 1 && sizeof(S) == 1 && packs<Op>::value;
+constexpr bool packed_scan = GP_SCAN_PACKED_BYTES && sizeof(In) == 1 && sizeof(S) == 1 && packs<Op, In>::value;
 
 __device__ __forceinline__ uint32_t splat(uint32_t byte) { return (byte & 0xffu) * 0x01010101u; }
 
 /* The word's bytes scanned in place (byte j = bytes 0..j combined). */
-template <class Op>
+template <class Op, class In>
 __device__ __forceinline__ uint32_t scan_word(uint32_t w)
 {
-    constexpr uint32_t id = lanes<Op>::kIdentityByte;
-    w = lanes<Op>::combine(w, w << 8 | id);
-    return lanes<Op>::combine(w, w << 16 | id * 0x0101u);
+    using W = lanes<Op, In>;
+    constexpr uint32_t id = W::kIdentityByte;
+    w = W::combine(w, w << 8 | id);
+    return W::combine(w, w << 16 | id * 0x0101u);
 }
 
 /* A row scanned in place; returns its last byte, the row's total. */
-template <class Op>
+template <class Op, class In>
 __device__ __forceinline__ uint32_t scan_row(uint4 &v)
 {
-    v.x = scan_word<Op>(v.x);
-    v.y = lanes<Op>::combine(splat(v.x >> 24), scan_word<Op>(v.y));
-    v.z = lanes<Op>::combine(splat(v.y >> 24), scan_word<Op>(v.z));
-    v.w = lanes<Op>::combine(splat(v.z >> 24), scan_word<Op>(v.w));
+    using W = lanes<Op, In>;
+    v.x = scan_word<Op, In>(v.x);
+    v.y = W::combine(splat(v.x >> 24), scan_word<Op, In>(v.y));
+    v.z = W::combine(splat(v.y >> 24), scan_word<Op, In>(v.z));
+    v.w = W::combine(splat(v.z >> 24), scan_word<Op, In>(v.w));
     return v.w >> 24;
 }
 
 /* Every byte of the row combined after `before` (its low byte). */
-template <class Op>
+template <class Op, class In>
 __device__ __forceinline__ void apply_row(uint32_t before, uint4 &v)
 {
+    using W = lanes<Op, In>;
     const uint32_t q = splat(before);
-    v.x = lanes<Op>::combine(q, v.x);
-    v.y = lanes<Op>::combine(q, v.y);
-    v.z = lanes<Op>::combine(q, v.z);
-    v.w = lanes<Op>::combine(q, v.w);
+    v.x = W::combine(q, v.x);
+    v.y = W::combine(q, v.y);
+    v.z = W::combine(q, v.z);
+    v.w = W::combine(q, v.w);
 }
 
 /* An inclusive row scan made exclusive: every byte moves up one place and
  * the first becomes the identity. */
-template <class Op>
+template <class Op, class In>
 __device__ __forceinline__ void shift_row(uint4 &v)
 {
     v.w = v.w << 8 | v.z >> 24;
     v.z = v.z << 8 | v.y >> 24;
     v.y = v.y << 8 | v.x >> 24;
-    v.x = v.x << 8 | lanes<Op>::kIdentityByte;
+    v.x = v.x << 8 | lanes<Op, In>::kIdentityByte;
 }
 
 /*
@@ -140,7 +164,7 @@ __device__ __forceinline__ void sum_row(uint32_t carry, uint4 &v)
  * inclusive scan (dot_sums: stays as loaded, for finish_rows), lane_prefix[r]
  * the combination of the segment before the thread's row r. Returns the
  * segment's total on every lane. */
-template <class Op, class A, int R>
+template <class Op, class In, class A, int R>
 __device__ __forceinline__ A warp_scan_rows(uint4 (&v)[R], A (&lane_prefix)[R])
 {
     A carry = Op::template identity<A>();
@@ -152,7 +176,7 @@ __device__ __forceinline__ A warp_scan_rows(uint4 (&v)[R], A (&lane_prefix)[R])
             own = __dp4a(v[r].z, 0x01010101u, own);
             own = __dp4a(v[r].w, 0x01010101u, own);
         } else {
-            own = scan_row<Op>(v[r]);
+            own = static_cast<uint32_t>(static_cast<In>(scan_row<Op, In>(v[r]))); /* an int8_t's sign */
         }
         carry = tile::chain_row<Op>(static_cast<A>(own), carry, lane_prefix[r]);
     }
@@ -160,7 +184,7 @@ __device__ __forceinline__ A warp_scan_rows(uint4 (&v)[R], A (&lane_prefix)[R])
 }
 
 /* tile::finish_rows for packed rows. */
-template <class Op, class A, int R>
+template <class Op, class In, class A, int R>
 __device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], bool exclusive, uint4 (&v)[R])
 {
 #pragma unroll
@@ -170,8 +194,8 @@ __device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], b
             if (exclusive) sum_row<true>(before, v[r]);
             else sum_row<false>(before, v[r]);
         } else {
-            if (exclusive) shift_row<Op>(v[r]);
-            apply_row<Op>(before, v[r]);
+            if (exclusive) shift_row<Op, In>(v[r]);
+            apply_row<Op, In>(before, v[r]);
         }
     }
 }
@@ -180,7 +204,7 @@ __device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], b
  * exist (a tile's last), the rest the identity; and stored back. Bytes one
  * at a time, in the row layout: rare, so short code over fast code (128
  * widened bytes a thread spilled). */
-template <class Op, int R>
+template <class Op, class In, int R>
 __device__ __forceinline__ void load_rows_partial(const uint8_t *seg, int64_t valid, uint4 (&v)[R])
 {
     const int lane = threadIdx.x % kWarp;
@@ -190,7 +214,7 @@ __device__ __forceinline__ void load_rows_partial(const uint8_t *seg, int64_t va
 #pragma unroll
         for (int e = 0; e < 16; e++) {
             const int i = tile::rows<uint8_t, 16 * R>::index(r, lane, e);
-            b.e[e] = i < valid ? seg[i] : (uint8_t)lanes<Op>::kIdentityByte;
+            b.e[e] = i < valid ? seg[i] : (uint8_t)lanes<Op, In>::kIdentityByte;
         }
         v[r] = b.u;
     }

@@ -80,7 +80,9 @@ struct pipe_shape {
     static constexpr int kThreads = kScanThreads + K * kWarp;
     static constexpr size_t kSharedBytes = (size_t)kStages * kTileBytes; /* dynamic */
     /* The 1-byte min and max (32 one-byte accumulators a thread) spilled 8
-     * bytes at 3 blocks (64 registers): 2. Wide: 96 registers. */
+     * bytes at 3 blocks (64 registers): 2. Packed (cuda_scan_bytes.cuh) they
+     * take 54 registers, and 3 blocks ran as 2 (docs/perf/scan.md round 48).
+     * Wide: 96 registers. */
     static constexpr int kBlocks = Wide || (sizeof(In) == 1 && sizeof(A) == 1) ? 2 : 3;
 };
 /* Which scans take it: outputs the inputs' size, narrow tiles of at most
@@ -216,7 +218,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
 #pragma unroll
             for (int r = 0; r < L::R; r++) {
                 v[r] = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
-                bytes::apply_row<Op>(static_cast<uint32_t>(prefix), v[r]);
+                bytes::apply_row<Op, In>(static_cast<uint32_t>(prefix), v[r]);
             }
             if (p.aligned && p.n - seg_base >= L::kWarpItems) {
 #pragma unroll
@@ -255,14 +257,14 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
                 tile::load_rows_shared<In, Conv, A, Items>(seg, x);
             }
         } else if constexpr (kPacked) {
-            bytes::load_rows_partial<Op>(reinterpret_cast<const uint8_t *>(in + seg_base), p.n - seg_base, x);
+            bytes::load_rows_partial<Op, In>(reinterpret_cast<const uint8_t *>(in + seg_base), p.n - seg_base, x);
         } else {
             tile::load_rows<In, Conv, A, Items>(in + seg_base, p.n - seg_base, p.aligned, Op::template identity<A>(),
                                                 x);
         }
         A lane_prefix[L::R];
         A warp_total;
-        if constexpr (kPacked) warp_total = bytes::warp_scan_rows<Op>(x, lane_prefix);
+        if constexpr (kPacked) warp_total = bytes::warp_scan_rows<Op, In>(x, lane_prefix);
         else warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
         A warp_prefix, tile_total;
         tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals[use & 1], warp_prefix, tile_total,
@@ -281,7 +283,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         if (threadIdx.x == 0) stage::refill(use, kPrimed, stage_use);
         /* The tile-local scan, parked over its input. */
         if constexpr (kPacked) {
-            bytes::finish_rows<Op>(warp_prefix, lane_prefix, p.exclusive, x);
+            bytes::finish_rows<Op, In>(warp_prefix, lane_prefix, p.exclusive, x);
 #pragma unroll
             for (int r = 0; r < L::R; r++) *reinterpret_cast<uint4 *>(seg + L::index(r, lane, 0)) = x[r];
         } else {

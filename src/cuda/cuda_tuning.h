@@ -367,6 +367,15 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 #ifndef GP_SCAN_PACKED_BYTES
 #define GP_SCAN_PACKED_BYTES 1
 #endif
+/* 1: 1-byte min and max scans (u8 and i8 into themselves) also keep their
+ * bytes packed, combined by the SIMD intrinsics (__vmaxu4 and the like),
+ * and take the wide tiles; 0: a register a byte, narrow tiles. H200, us:
+ * max u8 2^26 84.7 -> 56.3 (38 -> 58% of the copy), 2^28 319 -> 199,
+ * min i8 2^26 95.8 -> 56.3; 2^22 u8 3-6% slower (docs/perf/scan.md,
+ * round 48). */
+#ifndef GP_SCAN_PACKED_MINMAX
+#define GP_SCAN_PACKED_MINMAX 1
+#endif
 /* 1: packed 1-byte sums scan a word with dot products (dp4a against
  * masks of ones, plus a carry) and gather the bytes with permutes
  * (cuda_scan_bytes.cuh, sum_word); 0: two shifted lane-wise adds a word.

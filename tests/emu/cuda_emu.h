@@ -138,6 +138,21 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
     for (int i = 0; i < 4; i++) c += (a >> 8 * i & 0xffu) * (b >> 8 * i & 0xffu);
     return c;
 }
+/* The SIMD byte min and max, a byte at a time. */
+template <class B, bool Max>
+inline unsigned emu_bytes_minmax(unsigned a, unsigned b)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++) {
+        const B x = (B)(a >> 8 * i & 0xffu), y = (B)(b >> 8 * i & 0xffu);
+        r |= (unsigned)(unsigned char)(Max ? (x > y ? x : y) : (x < y ? x : y)) << 8 * i;
+    }
+    return r;
+}
+inline unsigned __vmaxu4(unsigned a, unsigned b) { return emu_bytes_minmax<unsigned char, true>(a, b); }
+inline unsigned __vminu4(unsigned a, unsigned b) { return emu_bytes_minmax<unsigned char, false>(a, b); }
+inline unsigned __vmaxs4(unsigned a, unsigned b) { return emu_bytes_minmax<signed char, true>(a, b); }
+inline unsigned __vmins4(unsigned a, unsigned b) { return emu_bytes_minmax<signed char, false>(a, b); }
 /* Byte i of the result: byte (s >> 4i) & 7 of {x, y} (x's bytes 0-3, y's 4-7). */
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 {

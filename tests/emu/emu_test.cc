@@ -378,7 +378,12 @@ int main(int argc, char **argv)
                  * at 32769 (5 of them), wide at 98305 (4; two resident
                  * blocks, emu_lookback_persistent). */
                 if (packed_wide && w == 0 && (si == 4 || si == 7)) {
-                    for (gp_op pop : {GP_OP_SUM, GP_OP_AND, GP_OP_OR, GP_OP_XOR}) scan_case(t, t, pop, n, pop == GP_OP_SUM || pop == GP_OP_AND, false, 0);
+                    for (gp_op pop : {GP_OP_SUM, GP_OP_AND, GP_OP_OR, GP_OP_XOR, GP_OP_MIN, GP_OP_MAX})
+                        scan_case(t, t, pop, n, pop == GP_OP_SUM || pop == GP_OP_AND || pop == GP_OP_MAX, false, 0);
+                    /* min and max the other way; an exclusive int8_t scan's init is negative
+                     * half the time, where a wrong identity byte shows in its first output */
+                    scan_case(t, t, GP_OP_MIN, n, true, false, 0);
+                    scan_case(t, t, GP_OP_MAX, n, false, false, 0);
                     scan_case(t, t, GP_OP_SUM, n, false, false, 0); /* sums both ways (bytes::sum_word) */
                 }
             }
