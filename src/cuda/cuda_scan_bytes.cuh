@@ -1,19 +1,21 @@
 /*
- * Scans of 1-byte items kept packed, four to a 32-bit word (included by
- * cuda_scan_pipelined.cuh).
+ * Scans of 1- and 2-byte items kept packed, four or two to a 32-bit word
+ * (included by cuda_scan_pipelined.cuh).
  *
  * Why. A 1-byte scan in the row layout widens every byte into a register of
  * its own: unpack on the load, combine, pack to park the tile-local scan,
  * unpack it again, combine the prefix, pack to store. At 2^28 u8 that was
  * ~15 instructions a byte and 66-71% of the copy, with half the SM's issue
- * slots busy. For sums (mod 256: the output is one byte), the bitwise ops,
- * min and max the bytes of a word combine in place: an in-word scan is two shifted
- * combines, a row of 16 bytes four words chained by their top byte, and the
- * prefix one broadcast byte combined into every word. The tile then costs
- * registers a quarter as large, so it can be four times as wide.
+ * slots busy. For sums (mod 2^8 or 2^16: the output is the item's size),
+ * the bitwise ops, min and max the lanes of a word combine in place: an
+ * in-word scan is one or two shifted combines, a row of 16 bytes four
+ * words chained by their top lane, and the prefix one broadcast lane
+ * combined into every word. The tile then costs registers a quarter (a
+ * half) as large, so it can be wider.
  *
- * A packed row is the 16-byte vector a lane holds in tile::rows<uint8_t,
- * Items>: word k holds elements 4k..4k+3, element 4k in its low byte.
+ * A packed row is the 16-byte vector a lane holds in tile::rows<In, Items>:
+ * word k holds elements kL..kL+L-1 (L lanes a word), the first in its low
+ * bits.
  */
 #ifndef GP_CUDA_SCAN_BYTES_CUH
 #define GP_CUDA_SCAN_BYTES_CUH
@@ -23,103 +25,156 @@
 namespace gp_cuda {
 namespace bytes {
 
-/* Four bytes of type In (uint8_t or int8_t) combined lane by lane. The
- * sum adds the low seven bits of each byte, which cannot carry out of it,
- * then sets each top bit to the sum of the two top bits and the carry into
- * it (a ^ b ^ carry); sums and the bitwise ops are the same for either
- * signedness, min and max are not (the SIMD intrinsics of each). */
+/* The lanes of a word for items of type In: their bits, a lane of ones
+ * (the multiplier that broadcasts one lane), and every lane's top bit. */
+template <class In> struct width {
+    static_assert(sizeof(In) == 1 || sizeof(In) == 2, "lanes of 1 or 2 bytes");
+    static constexpr int kBits = 8 * (int)sizeof(In);
+    static constexpr uint32_t kLane = sizeof(In) == 1 ? 0xffu : 0xffffu;
+    static constexpr uint32_t kOnes = sizeof(In) == 1 ? 0x01010101u : 0x00010001u;
+    static constexpr uint32_t kTops = sizeof(In) == 1 ? 0x80808080u : 0x80008000u;
+};
+
+/* Lanes of type In combined lane by lane. The sum adds each lane's bits
+ * below its top, which cannot carry out of it, then sets each top bit to
+ * the sum of the two top bits and the carry into it (a ^ b ^ carry); sums
+ * and the bitwise ops are the same for either signedness, min and max are
+ * not (the SIMD intrinsics of each). kIdentity: one lane's identity. */
 template <class Op, class In> struct lanes;
 template <class In> struct lanes<tile::op_sum, In> {
-    static constexpr uint32_t kIdentityByte = 0;
+    static constexpr uint32_t kIdentity = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b)
     {
-        return ((a & 0x7f7f7f7fu) + (b & 0x7f7f7f7fu)) ^ ((a ^ b) & 0x80808080u);
+        constexpr uint32_t t = width<In>::kTops;
+        return ((a & ~t) + (b & ~t)) ^ ((a ^ b) & t);
     }
 };
 template <class In> struct lanes<tile::op_xor, In> {
-    static constexpr uint32_t kIdentityByte = 0;
+    static constexpr uint32_t kIdentity = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a ^ b; }
 };
 template <class In> struct lanes<tile::op_or, In> {
-    static constexpr uint32_t kIdentityByte = 0;
+    static constexpr uint32_t kIdentity = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a | b; }
 };
 template <class In> struct lanes<tile::op_and, In> {
-    static constexpr uint32_t kIdentityByte = 0xff;
+    static constexpr uint32_t kIdentity = width<In>::kLane;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a & b; }
 };
 #if GP_SCAN_PACKED_MINMAX
 template <> struct lanes<tile::op_max, uint8_t> {
-    static constexpr uint32_t kIdentityByte = 0;
+    static constexpr uint32_t kIdentity = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxu4(a, b); }
 };
 template <> struct lanes<tile::op_min, uint8_t> {
-    static constexpr uint32_t kIdentityByte = 0xff;
+    static constexpr uint32_t kIdentity = 0xff;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vminu4(a, b); }
 };
 template <> struct lanes<tile::op_max, int8_t> {
-    static constexpr uint32_t kIdentityByte = 0x80; /* -128 */
+    static constexpr uint32_t kIdentity = 0x80; /* -128 */
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxs4(a, b); }
 };
 template <> struct lanes<tile::op_min, int8_t> {
-    static constexpr uint32_t kIdentityByte = 0x7f;
+    static constexpr uint32_t kIdentity = 0x7f;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmins4(a, b); }
+};
+template <> struct lanes<tile::op_max, uint16_t> {
+    static constexpr uint32_t kIdentity = 0;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxu2(a, b); }
+};
+template <> struct lanes<tile::op_min, uint16_t> {
+    static constexpr uint32_t kIdentity = 0xffff;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vminu2(a, b); }
+};
+template <> struct lanes<tile::op_max, int16_t> {
+    static constexpr uint32_t kIdentity = 0x8000; /* -32768 */
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
+};
+template <> struct lanes<tile::op_min, int16_t> {
+    static constexpr uint32_t kIdentity = 0x7fff;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmins2(a, b); }
 };
 #endif
 
 template <class Op, class In, class = void> struct packs : std::false_type {};
 template <class Op, class In>
-struct packs<Op, In, std::void_t<decltype(lanes<Op, In>::kIdentityByte)>> : std::true_type {};
+struct packs<Op, In, std::void_t<decltype(lanes<Op, In>::kIdentity)>> : std::true_type {};
 
-/* Whether a scan runs packed: 1-byte inputs and outputs, an op above. */
+/* Whether a scan runs packed: inputs and outputs of 1 byte (2 with
+ * GP_SCAN_PACKED_HALVES), an op above. */
 template <class In, class S, class Op>
-constexpr bool packed_scan = GP_SCAN_PACKED_BYTES && sizeof(In) == 1 && sizeof(S) == 1 && packs<Op, In>::value;
+constexpr bool packed_scan =
+    std::conjunction_v<std::bool_constant<GP_SCAN_PACKED_BYTES && sizeof(In) == sizeof(S) &&
+                                          (sizeof(In) == 1 || (sizeof(In) == 2 && GP_SCAN_PACKED_HALVES))>,
+                       packs<Op, In>>; /* wider items never look at their lanes */
 
-__device__ __forceinline__ uint32_t splat(uint32_t byte) { return (byte & 0xffu) * 0x01010101u; }
+/* Whether the kernel of a tier (narrow or wide tiles) runs packed. On
+ * narrow tiles 2-byte sums ran 6-8% slower packed at 2^22-2^24, min and
+ * max as fast or faster (docs/perf/scan.md, round 48): there only min and
+ * max pack, and the bitwise ops stay as they were. */
+template <class In, class S, class Op, bool Wide>
+constexpr bool packed_kernel = packed_scan<In, S, Op> && (sizeof(In) == 1 || Wide || std::is_same_v<Op, tile::op_min> ||
+                                                          std::is_same_v<Op, tile::op_max>);
 
-/* The word's bytes scanned in place (byte j = bytes 0..j combined). */
+/* One lane's value in every lane of a word. */
+template <class In>
+__device__ __forceinline__ uint32_t splat(uint32_t lane)
+{
+    return (lane & width<In>::kLane) * width<In>::kOnes;
+}
+
+/* The word's top lane, as the low bits of a word. */
+template <class In>
+__device__ __forceinline__ uint32_t top(uint32_t w)
+{
+    return w >> (32 - width<In>::kBits);
+}
+
+/* The word's lanes scanned in place (lane j = lanes 0..j combined). */
 template <class Op, class In>
 __device__ __forceinline__ uint32_t scan_word(uint32_t w)
 {
     using W = lanes<Op, In>;
-    constexpr uint32_t id = W::kIdentityByte;
-    w = W::combine(w, w << 8 | id);
-    return W::combine(w, w << 16 | id * 0x0101u);
+    constexpr uint32_t ids = W::kIdentity * width<In>::kOnes;
+#pragma unroll
+    for (int s = width<In>::kBits; s < 32; s *= 2) w = W::combine(w, w << s | (ids & ((1u << s) - 1)));
+    return w;
 }
 
-/* A row scanned in place; returns its last byte, the row's total. */
+/* A row scanned in place; returns its last lane, the row's total. */
 template <class Op, class In>
 __device__ __forceinline__ uint32_t scan_row(uint4 &v)
 {
     using W = lanes<Op, In>;
     v.x = scan_word<Op, In>(v.x);
-    v.y = W::combine(splat(v.x >> 24), scan_word<Op, In>(v.y));
-    v.z = W::combine(splat(v.y >> 24), scan_word<Op, In>(v.z));
-    v.w = W::combine(splat(v.z >> 24), scan_word<Op, In>(v.w));
-    return v.w >> 24;
+    v.y = W::combine(splat<In>(top<In>(v.x)), scan_word<Op, In>(v.y));
+    v.z = W::combine(splat<In>(top<In>(v.y)), scan_word<Op, In>(v.z));
+    v.w = W::combine(splat<In>(top<In>(v.z)), scan_word<Op, In>(v.w));
+    return top<In>(v.w);
 }
 
-/* Every byte of the row combined after `before` (its low byte). */
+/* Every lane of the row combined after `before` (its low lane). */
 template <class Op, class In>
 __device__ __forceinline__ void apply_row(uint32_t before, uint4 &v)
 {
     using W = lanes<Op, In>;
-    const uint32_t q = splat(before);
+    const uint32_t q = splat<In>(before);
     v.x = W::combine(q, v.x);
     v.y = W::combine(q, v.y);
     v.z = W::combine(q, v.z);
     v.w = W::combine(q, v.w);
 }
 
-/* An inclusive row scan made exclusive: every byte moves up one place and
+/* An inclusive row scan made exclusive: every lane moves up one place and
  * the first becomes the identity. */
 template <class Op, class In>
 __device__ __forceinline__ void shift_row(uint4 &v)
 {
-    v.w = v.w << 8 | v.z >> 24;
-    v.z = v.z << 8 | v.y >> 24;
-    v.y = v.y << 8 | v.x >> 24;
-    v.x = v.x << 8 | lanes<Op, In>::kIdentityByte;
+    constexpr int b = width<In>::kBits;
+    v.w = v.w << b | v.z >> (32 - b);
+    v.z = v.z << b | v.y >> (32 - b);
+    v.y = v.y << b | v.x >> (32 - b);
+    v.x = v.x << b | lanes<Op, In>::kIdentity;
 }
 
 /*
@@ -132,8 +187,8 @@ __device__ __forceinline__ void shift_row(uint4 &v)
  * the row) comes in without a pass of its own. So a packed sum first takes
  * only its rows' totals and scans each row once, when its carry is known.
  */
-template <class Op>
-constexpr bool dot_sums = GP_SCAN_BYTES_DP4A && std::is_same_v<Op, tile::op_sum>;
+template <class Op, class In>
+constexpr bool dot_sums = GP_SCAN_BYTES_DP4A && sizeof(In) == 1 && std::is_same_v<Op, tile::op_sum>;
 
 /* Word w's bytes summed in order after `carry` (its low byte counts):
  * inclusive, each byte with those before it; exclusive, those before it
@@ -171,7 +226,7 @@ __device__ __forceinline__ A warp_scan_rows(uint4 (&v)[R], A (&lane_prefix)[R])
 #pragma unroll
     for (int r = 0; r < R; r++) {
         uint32_t own;
-        if constexpr (dot_sums<Op>) {
+        if constexpr (dot_sums<Op, In>) {
             own = __dp4a(v[r].x, 0x01010101u, 0u) + __dp4a(v[r].y, 0x01010101u, 0u);
             own = __dp4a(v[r].z, 0x01010101u, own);
             own = __dp4a(v[r].w, 0x01010101u, own);
@@ -190,7 +245,7 @@ __device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], b
 #pragma unroll
     for (int r = 0; r < R; r++) {
         const uint32_t before = static_cast<uint32_t>(Op::apply(base, lane_prefix[r]));
-        if constexpr (dot_sums<Op>) {
+        if constexpr (dot_sums<Op, In>) {
             if (exclusive) sum_row<true>(before, v[r]);
             else sum_row<false>(before, v[r]);
         } else {
@@ -201,35 +256,37 @@ __device__ __forceinline__ void finish_rows(A base, const A (&lane_prefix)[R], b
 }
 
 /* A segment's rows from global memory where only `valid` of its elements
- * exist (a tile's last), the rest the identity; and stored back. Bytes one
+ * exist (a tile's last), the rest the identity; and stored back. Items one
  * at a time, in the row layout: rare, so short code over fast code (128
  * widened bytes a thread spilled). */
 template <class Op, class In, int R>
-__device__ __forceinline__ void load_rows_partial(const uint8_t *seg, int64_t valid, uint4 (&v)[R])
+__device__ __forceinline__ void load_rows_partial(const In *seg, int64_t valid, uint4 (&v)[R])
 {
+    using L = tile::rows<In, 16 / (int)sizeof(In) * R>;
     const int lane = threadIdx.x % kWarp;
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        tile::vec16<uint8_t> b;
+        tile::vec16<In> b;
 #pragma unroll
-        for (int e = 0; e < 16; e++) {
-            const int i = tile::rows<uint8_t, 16 * R>::index(r, lane, e);
-            b.e[e] = i < valid ? seg[i] : (uint8_t)lanes<Op, In>::kIdentityByte;
+        for (int e = 0; e < L::V; e++) {
+            const int i = L::index(r, lane, e);
+            b.e[e] = i < valid ? seg[i] : (In)lanes<Op, In>::kIdentity;
         }
         v[r] = b.u;
     }
 }
-template <int R>
-__device__ __forceinline__ void store_rows_partial(uint8_t *seg, int64_t valid, const uint4 (&v)[R])
+template <class In, int R>
+__device__ __forceinline__ void store_rows_partial(In *seg, int64_t valid, const uint4 (&v)[R])
 {
+    using L = tile::rows<In, 16 / (int)sizeof(In) * R>;
     const int lane = threadIdx.x % kWarp;
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        tile::vec16<uint8_t> b;
+        tile::vec16<In> b;
         b.u = v[r];
 #pragma unroll
-        for (int e = 0; e < 16; e++) {
-            const int i = tile::rows<uint8_t, 16 * R>::index(r, lane, e);
+        for (int e = 0; e < L::V; e++) {
+            const int i = L::index(r, lane, e);
             if (i < valid) seg[i] = b.e[e];
         }
     }

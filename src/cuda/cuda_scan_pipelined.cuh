@@ -46,7 +46,7 @@
  * Wide tiles: 4- and 8-byte inputs of at least kWideMinTilesPerBlock 32
  * KiB tiles a block run with one look-back warp (cuda_tuning.h; round 15
  * of docs/perf/scan.md: 88 -> 92-93% of the copy for int32 at 2^28), and
- * so do 1-byte scans kept packed (cuda_scan_bytes.cuh).
+ * so do 1- and 2-byte scans kept packed (cuda_scan_bytes.cuh).
  *
  * Progress, as scan_kernel's persistent grid: every block is resident and
  * takes its tiles in order. The smallest unpublished tile m: its block's
@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     constexpr int kStages = shape::kStages;
     constexpr int kLookbackWarps = shape::K;
     constexpr unsigned kPrimed = shape::kPrimed;
-    constexpr bool kPacked = bytes::packed_scan<In, S, Op>;
+    constexpr bool kPacked = bytes::packed_kernel<In, S, Op, Wide>;
     __shared__ unsigned ticket_words[2];
     __shared__ A warp_totals[2][kScanWarps]; /* by use parity: no barrier between a read and the next write */
     __shared__ A total_of[kStages], prefix_of[kStages];
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
 #pragma unroll
                 for (int r = 0; r < L::R; r++) tile::store16(out + L::index(r, lane, 0), v[r]);
             } else {
-                bytes::store_rows_partial(reinterpret_cast<uint8_t *>(out), p.n - seg_base, v);
+                bytes::store_rows_partial(reinterpret_cast<In *>(out), p.n - seg_base, v);
             }
         } else {
             A y[L::R][L::V];
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
                 tile::load_rows_shared<In, Conv, A, Items>(seg, x);
             }
         } else if constexpr (kPacked) {
-            bytes::load_rows_partial<Op, In>(reinterpret_cast<const uint8_t *>(in + seg_base), p.n - seg_base, x);
+            bytes::load_rows_partial<Op, In>(in + seg_base, p.n - seg_base, x);
         } else {
             tile::load_rows<In, Conv, A, Items>(in + seg_base, p.n - seg_base, p.aligned, Op::template identity<A>(),
                                                 x);

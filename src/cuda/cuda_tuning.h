@@ -376,6 +376,15 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 #ifndef GP_SCAN_PACKED_MINMAX
 #define GP_SCAN_PACKED_MINMAX 1
 #endif
+/* 1: 2-byte scans into 2-byte outputs (sums, bitwise, min and max) keep
+ * their items packed two to a word as well, and take the wide tiles (on
+ * narrow tiles only min and max pack: bytes::packed_kernel); 0: a register
+ * an item, narrow tiles. H200, 2^26, us: sum i16 88.1 -> 75.2 (73 -> 86% of
+ * the copy), max i16 100.1 -> 75.5, xor i16 92.5 -> 70.7 (docs/perf/scan.md,
+ * round 48). */
+#ifndef GP_SCAN_PACKED_HALVES
+#define GP_SCAN_PACKED_HALVES 1
+#endif
 /* 1: packed 1-byte sums scan a word with dot products (dp4a against
  * masks of ones, plus a carry) and gather the bytes with permutes
  * (cuda_scan_bytes.cuh, sum_word); 0: two shifted lane-wise adds a word.

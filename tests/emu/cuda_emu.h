@@ -138,21 +138,27 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
     for (int i = 0; i < 4; i++) c += (a >> 8 * i & 0xffu) * (b >> 8 * i & 0xffu);
     return c;
 }
-/* The SIMD byte min and max, a byte at a time. */
-template <class B, bool Max>
-inline unsigned emu_bytes_minmax(unsigned a, unsigned b)
+/* The SIMD min and max of bytes and of 16-bit halves, a lane at a time. */
+template <class L, bool Max>
+inline unsigned emu_lanes_minmax(unsigned a, unsigned b)
 {
+    constexpr int bits = 8 * (int)sizeof(L);
+    constexpr unsigned mask = (1u << bits) - 1;
     unsigned r = 0;
-    for (int i = 0; i < 4; i++) {
-        const B x = (B)(a >> 8 * i & 0xffu), y = (B)(b >> 8 * i & 0xffu);
-        r |= (unsigned)(unsigned char)(Max ? (x > y ? x : y) : (x < y ? x : y)) << 8 * i;
+    for (int i = 0; i < 32 / bits; i++) {
+        const L x = (L)(a >> bits * i & mask), y = (L)(b >> bits * i & mask);
+        r |= ((unsigned)(Max ? (x > y ? x : y) : (x < y ? x : y)) & mask) << bits * i;
     }
     return r;
 }
-inline unsigned __vmaxu4(unsigned a, unsigned b) { return emu_bytes_minmax<unsigned char, true>(a, b); }
-inline unsigned __vminu4(unsigned a, unsigned b) { return emu_bytes_minmax<unsigned char, false>(a, b); }
-inline unsigned __vmaxs4(unsigned a, unsigned b) { return emu_bytes_minmax<signed char, true>(a, b); }
-inline unsigned __vmins4(unsigned a, unsigned b) { return emu_bytes_minmax<signed char, false>(a, b); }
+inline unsigned __vmaxu4(unsigned a, unsigned b) { return emu_lanes_minmax<unsigned char, true>(a, b); }
+inline unsigned __vminu4(unsigned a, unsigned b) { return emu_lanes_minmax<unsigned char, false>(a, b); }
+inline unsigned __vmaxs4(unsigned a, unsigned b) { return emu_lanes_minmax<signed char, true>(a, b); }
+inline unsigned __vmins4(unsigned a, unsigned b) { return emu_lanes_minmax<signed char, false>(a, b); }
+inline unsigned __vmaxu2(unsigned a, unsigned b) { return emu_lanes_minmax<unsigned short, true>(a, b); }
+inline unsigned __vminu2(unsigned a, unsigned b) { return emu_lanes_minmax<unsigned short, false>(a, b); }
+inline unsigned __vmaxs2(unsigned a, unsigned b) { return emu_lanes_minmax<short, true>(a, b); }
+inline unsigned __vmins2(unsigned a, unsigned b) { return emu_lanes_minmax<short, false>(a, b); }
 /* Byte i of the result: byte (s >> 4i) & 7 of {x, y} (x's bytes 0-3, y's 4-7). */
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 {

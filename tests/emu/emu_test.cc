@@ -331,17 +331,19 @@ int main(int argc, char **argv)
         const int64_t s[kPerTile] = {1, 33, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 1, (2 * W + 1) * t + 1};
         for (int i = 0; i < kPerTile; i++) out[i] = s[i];
     };
-    /* 1-byte scans kept packed take wide tiles of 4 x scan_wide_T items. */
+    /* 1- and 2-byte scans kept packed take wide tiles of 4 and 2 x scan_wide_T items. */
     const int64_t packed_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(1);
+    const int64_t packed_half_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(2);
     /* Wider tiles: 1-byte selections (not partitions). */
     const int64_t select_wider_T = gp_cuda::select_wider_tile(1);
     /* Scans: narrow, wide, packed wide. Selections: narrow, wide by item
      * size (four), wider. kPerTile sizes each. */
     enum { kSelectNarrow = 0, kSelectWide = 1, kSelectWider = 5, kSelectTiles = 6 };
-    int64_t sizes[3 * kPerTile], select_sizes[kSelectTiles * kPerTile];
+    int64_t sizes[4 * kPerTile], select_sizes[kSelectTiles * kPerTile];
     sizes_for(T, sizes);
     sizes_for(scan_wide_T, sizes + kPerTile);
     sizes_for(packed_wide_T, sizes + 2 * kPerTile);
+    sizes_for(packed_half_T, sizes + 3 * kPerTile);
     const int64_t select_Ts[kSelectTiles] = {T, select_wide_Ts[0], select_wide_Ts[1], select_wide_Ts[2],
                                              select_wide_Ts[3], select_wider_T};
     for (int b = 0; b < kSelectTiles; b++) sizes_for(select_Ts[b], select_sizes + kPerTile * b);
@@ -359,9 +361,12 @@ int main(int argc, char **argv)
         for (int set = 0; set < 2; set++)
         for (int si = first; si < nsizes; si++)
             for (int w = 0; w < 2; w++) {
-                const bool packed_wide = set == 1 && gpt_size(t) == 1;
-                const int64_t n = sizes[kPerTile * (packed_wide ? 2 : set) + si];
-                const int64_t tile = packed_wide ? packed_wide_T : set ? scan_wide_T : T;
+                const bool packed_wide = set == 1 && gpt_size(t) <= 2;
+                const int packed_set = gpt_size(t) == 1 ? 2 : 3;
+                const int64_t n = sizes[kPerTile * (packed_wide ? packed_set : set) + si];
+                const int64_t tile = packed_wide ? (gpt_size(t) == 1 ? packed_wide_T : packed_half_T)
+                                     : set     ? scan_wide_T
+                                               : T;
                 gp_dtype out_t = t;
                 if (w == 1) {
                     if (gpt_is_float(t)) out_t = GP_DTYPE_F64;
@@ -374,9 +379,10 @@ int main(int argc, char **argv)
                 if (w == 0 && n > tile)
                     scan_case(t, out_t, gpt_is_float(t) ? GP_OP_MAX : ops[k % 4], n, k % 2 == 1, true, 0);
                 if (si == 4 || si == 8) scan_case(t, out_t, op, n, true, false, 3);
-                /* Every packed op, whatever the rotation gave: narrow tiles
-                 * at 32769 (5 of them), wide at 98305 (4; two resident
-                 * blocks, emu_lookback_persistent). */
+                /* Every packed op, whatever the rotation gave: 1-byte
+                 * narrow tiles at 32769 (5 of them), wide at 98305 (4; two
+                 * resident blocks, emu_lookback_persistent); 2-byte narrow
+                 * at 16385, wide at 49153. */
                 if (packed_wide && w == 0 && (si == 4 || si == 7)) {
                     for (gp_op pop : {GP_OP_SUM, GP_OP_AND, GP_OP_OR, GP_OP_XOR, GP_OP_MIN, GP_OP_MAX})
                         scan_case(t, t, pop, n, pop == GP_OP_SUM || pop == GP_OP_AND || pop == GP_OP_MAX, false, 0);
