@@ -41,10 +41,12 @@ __device__ __forceinline__ void at_tile(int ev, unsigned long long tile)
 __device__ __forceinline__ void at_block(int ev)
 {
     if (blockIdx.x >= (unsigned)kBlocks) return;
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     block_ev[ev][blockIdx.x] = now();
-    block_ev[smid][blockIdx.x] = sm;
+    if (ev == entry) { /* a block stays on its SM: one read */
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        block_ev[smid][blockIdx.x] = sm;
+    }
 }
 
 static inline bool ok(cudaError_t e, const char *what)

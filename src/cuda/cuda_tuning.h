@@ -363,7 +363,8 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 }
 /* 1: 1-byte sums and bitwise scans into 1-byte outputs keep their items
  * packed four to a word (cuda_scan_bytes.cuh) in the look-back-warp
- * kernel, and take its wide tiles; 0: a register a byte, narrow tiles. */
+ * kernel, and take its wide tiles; 0: a register a byte, narrow tiles, for
+ * every scan (the two knobs below then pack nothing either). */
 #ifndef GP_SCAN_PACKED_BYTES
 #define GP_SCAN_PACKED_BYTES 1
 #endif
