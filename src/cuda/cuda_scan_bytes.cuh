@@ -141,10 +141,95 @@ __device__ __forceinline__ uint32_t scan_word(uint32_t w)
     return w;
 }
 
+/*
+ * 1-byte min and max through 16-bit lanes. sm_90 takes the min or max of
+ * two 16-bit lanes in one instruction (max.u16x2: __vmaxu2 and the like)
+ * but has none for four bytes: __vmaxu4 is some six instructions, and a
+ * packed max scan spent about 30 of them a word, its time 1.5 times the
+ * sum's. Split, a word's even bytes (0, 2) and its odd ones (1, 3) each
+ * widen into a word of two 16-bit lanes (a byte permute each; i8
+ * sign-extended, so the signed 16-bit op orders them), combine there, and
+ * merge back by one permute. In-word steps need no identity: min and max
+ * are idempotent, so a lane that has nothing before it combines with
+ * itself.
+ */
+template <class Op, class In>
+constexpr bool split_minmax = GP_SCAN_SPLIT_MINMAX && GP_SCAN_PACKED_MINMAX && sizeof(In) == 1 &&
+                              (std::is_same_v<Op, tile::op_min> || std::is_same_v<Op, tile::op_max>);
+
+/* prmt with its selector's sign bit honoured (bit 3 of a nibble: the
+ * selected byte's sign in every bit), which __byte_perm leaves out. */
+template <uint32_t Sel>
+__device__ __forceinline__ uint32_t permute(uint32_t x, uint32_t y)
+{
+#ifdef GP_CUDA_EMULATE
+    const unsigned long long both = (unsigned long long)y << 32 | x;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++) {
+        const uint32_t sel = Sel >> 4 * i & 0xfu, b = (uint32_t)(both >> 8 * (sel & 7u)) & 0xffu;
+        r |= (sel & 8u ? (b & 0x80u ? 0xffu : 0u) : b) << 8 * i;
+    }
+    return r;
+#else
+    uint32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "n"(Sel));
+    return r;
+#endif
+}
+
+template <class Op, class In>
+struct split_lanes {
+    static constexpr bool kSigned = std::is_signed<In>::value;
+    using Half = std::conditional_t<kSigned, int16_t, uint16_t>;
+    /* Selectors: bytes 0 and 2 into the low bytes of 16-bit lanes, bytes
+     * 1 and 3 likewise, byte 0 into both lanes; the high byte of a lane
+     * zero (selector 4: y's byte 0, y = 0) or the sign (8 + the byte). */
+    static constexpr uint32_t kEven = kSigned ? 0xa280u : 0x4240u, kOdd = kSigned ? 0xb391u : 0x4341u,
+                              kLow = kSigned ? 0x8080u : 0x4040u;
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return lanes<Op, Half>::combine(a, b); }
+    /* Even and odd lanes back into a word of bytes: e0 o0 e2 o2. */
+    __device__ static __forceinline__ uint32_t merge(uint32_t even, uint32_t odd)
+    {
+        return __byte_perm(even, odd, 0x6240);
+    }
+};
+
+template <class Op, class In>
+__device__ __forceinline__ uint32_t scan_row_split(uint4 &v)
+{
+    using S = split_lanes<Op, In>;
+    uint32_t w[4] = {v.x, v.y, v.z, v.w}, carry = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        uint32_t even = permute<S::kEven>(w[k], 0), odd = permute<S::kOdd>(w[k], 0);
+        odd = S::combine(odd, even);                                /* bytes 0-1, 2-3 */
+        even = S::combine(even, __byte_perm(odd, even, 0x1054));    /* byte 0; bytes 0-2 */
+        odd = S::combine(odd, __byte_perm(odd, 0, 0x1010));         /* bytes 0-1, 0-3 */
+        if (k > 0) even = S::combine(even, carry), odd = S::combine(odd, carry);
+        carry = __byte_perm(odd, 0, 0x3232); /* the word's last lane in both lanes */
+        w[k] = S::merge(even, odd);
+    }
+    v = make_uint4(w[0], w[1], w[2], w[3]);
+    return top<In>(v.w);
+}
+
+template <class Op, class In>
+__device__ __forceinline__ void apply_row_split(uint32_t before, uint4 &v)
+{
+    using S = split_lanes<Op, In>;
+    const uint32_t q = permute<S::kLow>(before, 0);
+    uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        w[k] = S::merge(S::combine(permute<S::kEven>(w[k], 0), q), S::combine(permute<S::kOdd>(w[k], 0), q));
+    v = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 /* A row scanned in place; returns its last lane, the row's total. */
 template <class Op, class In>
 __device__ __forceinline__ uint32_t scan_row(uint4 &v)
 {
+    if constexpr (split_minmax<Op, In>) return scan_row_split<Op, In>(v);
     using W = lanes<Op, In>;
     v.x = scan_word<Op, In>(v.x);
     v.y = W::combine(splat<In>(top<In>(v.x)), scan_word<Op, In>(v.y));
@@ -157,6 +242,7 @@ __device__ __forceinline__ uint32_t scan_row(uint4 &v)
 template <class Op, class In>
 __device__ __forceinline__ void apply_row(uint32_t before, uint4 &v)
 {
+    if constexpr (split_minmax<Op, In>) return apply_row_split<Op, In>(before, v);
     using W = lanes<Op, In>;
     const uint32_t q = splat<In>(before);
     v.x = W::combine(q, v.x);

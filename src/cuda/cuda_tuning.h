@@ -383,6 +383,15 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
  * an item, narrow tiles. H200, 2^26, us: sum i16 88.1 -> 75.2 (73 -> 86% of
  * the copy), max i16 100.1 -> 75.5, xor i16 92.5 -> 70.7 (docs/perf/scan.md,
  * round 48). */
+/* 1: packed 1-byte min and max combine in 16-bit lanes, a word's even
+ * and odd bytes apart (max.u16x2 and the like, one instruction where
+ * __vmaxu4 is about six; bytes::split_minmax); 0: __vmaxu4 and the like
+ * on the packed words. H100, us: max u8 2^26 59.0 -> 53.1 (72.7 -> 80.9%
+ * of the copy), 2^28 209.4 -> 193.7 (83.6 -> 90.5%), min i8 2^26 59.7 ->
+ * 54.0; 2^22 3-5% faster (docs/perf/scan.md, round 49). */
+#ifndef GP_SCAN_SPLIT_MINMAX
+#define GP_SCAN_SPLIT_MINMAX 1
+#endif
 #ifndef GP_SCAN_PACKED_HALVES
 #define GP_SCAN_PACKED_HALVES 1
 #endif
