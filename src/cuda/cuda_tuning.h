@@ -383,6 +383,9 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
  * an item, narrow tiles. H200, 2^26, us: sum i16 88.1 -> 75.2 (73 -> 86% of
  * the copy), max i16 100.1 -> 75.5, xor i16 92.5 -> 70.7 (docs/perf/scan.md,
  * round 48). */
+#ifndef GP_SCAN_PACKED_HALVES
+#define GP_SCAN_PACKED_HALVES 1
+#endif
 /* 1: packed 1-byte min and max combine in 16-bit lanes, a word's even
  * and odd bytes apart (max.u16x2 and the like, one instruction where
  * __vmaxu4 is about six; bytes::split_minmax); 0: __vmaxu4 and the like
@@ -391,9 +394,6 @@ __host__ __device__ constexpr int scan_wide_items(int in_bytes)
  * 54.0; 2^22 3-5% faster (docs/perf/scan.md, round 49). */
 #ifndef GP_SCAN_SPLIT_MINMAX
 #define GP_SCAN_SPLIT_MINMAX 1
-#endif
-#ifndef GP_SCAN_PACKED_HALVES
-#define GP_SCAN_PACKED_HALVES 1
 #endif
 /* 1: packed 1-byte sums scan a word with dot products (dp4a against
  * masks of ones, plus a carry) and gather the bytes with permutes
@@ -688,6 +688,16 @@ constexpr unsigned kFilterDenseMaxTiles = 8;
  * precision count as records). It also stages a tile's survivors. */
 constexpr int kFilterRecordBytes = 54 << 10;
 static_assert(kFilterRecordBytes >= kSelectTileBytes, "a tile's survivors fit");
+
+/* 1: a histogram block's flush gathers 32 rows' totals into the lanes of
+ * one warp and adds them with one atomic instruction (consecutive bins:
+ * a request an L2 line); 0: one atomic a row, from its group's first
+ * lane (cuda_histogram.cu, flush_rows). H100, histogram u8 256 bins, us:
+ * 2^22 13.9 -> 9.7, 2^24 34.1 -> 16.2 (0.45x -> 0.96x CUB), 2^26 50.4 ->
+ * 33.0 (1.19x), 2^28 112.3 -> 98.0 (docs/perf/histogram.md). */
+#ifndef GP_HIST_GATHERED_FLUSH
+#define GP_HIST_GATHERED_FLUSH 1
+#endif
 
 } // namespace gp_cuda
 

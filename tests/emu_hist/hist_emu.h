@@ -68,6 +68,19 @@ inline T __shfl_xor_sync(unsigned, T v, int mask)
     return out;
 }
 
+template <class T>
+inline T __shfl_sync(unsigned, T v, int src)
+{
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    const uint64_t *all = gp_emu::warp_exchange_begin(b);
+    uint64_t r = all[(unsigned)src % 32];
+    gp_emu::warp_exchange_end();
+    T out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
+
 inline unsigned __match_any_sync(unsigned, int v)
 {
     const uint64_t *all = gp_emu::warp_exchange_begin((uint64_t)(uint32_t)v);
