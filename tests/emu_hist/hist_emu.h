@@ -56,19 +56,6 @@ inline void __syncthreads() { gp_emu::block_barrier(); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 template <class T>
-inline T __shfl_xor_sync(unsigned, T v, int mask)
-{
-    uint64_t b = 0;
-    memcpy(&b, &v, sizeof v);
-    const uint64_t *all = gp_emu::warp_exchange_begin(b);
-    uint64_t r = all[(gp_emu::thread_x() % 32) ^ (unsigned)mask];
-    gp_emu::warp_exchange_end();
-    T out;
-    memcpy(&out, &r, sizeof out);
-    return out;
-}
-
-template <class T>
 inline T __shfl_sync(unsigned, T v, int src)
 {
     uint64_t b = 0;
@@ -79,6 +66,12 @@ inline T __shfl_sync(unsigned, T v, int src)
     T out;
     memcpy(&out, &r, sizeof out);
     return out;
+}
+
+template <class T>
+inline T __shfl_xor_sync(unsigned m, T v, int mask)
+{
+    return __shfl_sync(m, v, (int)((gp_emu::thread_x() % 32) ^ (unsigned)mask));
 }
 
 inline unsigned __match_any_sync(unsigned, int v)
