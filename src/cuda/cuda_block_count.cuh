@@ -2,10 +2,17 @@
  * The end of a kernel that counts (count_kernel in cuda_histogram.cu,
  * flag_bits_kernel in cuda_select.cu): the block's threads' counts summed,
  * and the grid's combined in the same launch. One block writes its total
- * itself. Several leave a partial each; the block that takes the last
- * ticket adds them, writes the total and sets the ticket back to 0 for the
- * next launch (launches on one stream never overlap, so one counter serves
- * every launch on it).
+ * itself. Several combine theirs on a ticket: the block that takes the
+ * last one writes the total and sets the ticket back to 0 for the next
+ * launch (launches on one stream never overlap, so one counter serves
+ * every launch on it). Where the total is below 2^32 the counts ride on
+ * the ticket itself, as the reduction's 32-bit sums do (cuda_reduce.cu):
+ * each block adds (count << 32 | 1) to the zeroed 64-bit word whose low
+ * half is the ticket, and the last block gets the others' sum back from
+ * its own atomic. Otherwise each leaves a partial in memory, fenced before
+ * its ticket, and the last block reads and adds them: a fence and a second
+ * trip to L2, which cost count u8 at 2^16 (4 blocks) 5.8 us against 4.6
+ * on the ticket (H100, docs/perf/histogram.md).
  */
 #ifndef GP_CUDA_BLOCK_COUNT_CUH
 #define GP_CUDA_BLOCK_COUNT_CUH
@@ -15,14 +22,25 @@
 namespace gp_cuda {
 
 /* Every thread of the block, with its own count c. partials: a slot a
- * block; ticket: 0 on entry and on return. */
+ * block (unused when packed); ticket: the low half of a 64-bit word, 0 on
+ * entry and on return; packed: the grid's total is below 2^32. */
 template <int Threads, class Out>
 __device__ __forceinline__ void finish_block_count(unsigned long long c, unsigned long long *partials,
-                                                   unsigned *ticket, Out *out)
+                                                   unsigned *ticket, Out *out, bool packed)
 {
     c = block_reduce<sum_op, Threads>(c);
     if (gridDim.x == 1) {
         if (threadIdx.x == 0) *out = (Out)c;
+        return;
+    }
+    if (packed) { /* the low half counts tickets; the high half cannot wrap */
+        if (threadIdx.x != 0) return;
+        unsigned long long *word = reinterpret_cast<unsigned long long *>(ticket);
+        const unsigned long long before = atomicAdd(word, c << 32 | 1ull);
+        if ((unsigned)before == gridDim.x - 1) {
+            *out = (Out)((before >> 32) + c);
+            *word = 0;
+        }
         return;
     }
     __shared__ bool last;

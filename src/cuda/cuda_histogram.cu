@@ -165,7 +165,8 @@ __device__ __forceinline__ unsigned simd_count_bits(const uint4 &w, unsigned spl
  * same launch (finish_block_count). */
 template <class T, int Cmp>
 __global__ void __launch_bounds__(kCountThreads)
-    count_kernel(const T *in, layout L, T value, unsigned long long *partials, unsigned *ticket, long long *out)
+    count_kernel(const T *in, layout L, T value, unsigned long long *partials, unsigned *ticket, long long *out,
+                 bool packed)
 {
     /* A partition counted first may start its grid now (cuda_select.cu);
      * a launch after this one in stream order ignores it. */
@@ -200,7 +201,7 @@ __global__ void __launch_bounds__(kCountThreads)
     if (blockIdx.x == 0 && threadIdx.x < L.head + L.tail)
         c += cmp_fn<Cmp>::f(in[edge_index<T>(L, threadIdx.x)], value);
 
-    finish_block_count<kCountThreads>(c, partials, ticket, out);
+    finish_block_count<kCountThreads>(c, partials, ticket, out, packed);
 }
 
 /* ------------------------------------------------------------- bin formulas */
@@ -555,7 +556,8 @@ gp_status count_launch(gp_ctx *ctx, const gp_count_args *a, void *ws)
     unsigned long long *partials = static_cast<unsigned long long *>(ws);
     unsigned *ticket = state(ctx)->reduce_counter; /* shared with reduce: 0 between launches on the stream */
     long long *out = reinterpret_cast<long long *>(a->count);
-    void *args[] = {&in, &L, &value, &partials, &ticket, &out};
+    bool packed = a->n < (1LL << 32); /* the count fits the ticket's high half */
+    void *args[] = {&in, &L, &value, &partials, &ticket, &out, &packed};
     GP_CUDA_LAUNCH(ctx, (count_kernel<T, Cmp>), "count_kernel", (unsigned)count_grid(ctx, a->t, a->n),
                    kCountThreads, args);
     return GP_STATUS_OK;

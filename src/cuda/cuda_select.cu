@@ -663,7 +663,7 @@ __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __gri
         c += (unsigned)__popc(m);
     }
     if (blockIdx.x == 0 && (int64_t)threadIdx.x < p.n - 32 * words) c += p.flags[32 * words + threadIdx.x] != 0;
-    finish_block_count<kFlagBitsThreads>(c, p.partials, p.ticket, p.count);
+    finish_block_count<kFlagBitsThreads>(c, p.partials, p.ticket, p.count, p.n < (1LL << 32));
 }
 #else
 /* The CPU emulation (tests/emu) checks the partition's kernel, not this

@@ -174,7 +174,9 @@ static void fill(std::vector<T> &x, size_t off, int64_t n, long double lo, long 
     }
 }
 
-static gp_ctx *make_ctx(context_state *st, unsigned *ticket, int sms)
+/* ticket: the zeroed 64-bit word whose low half is the backend's ticket
+ * (counts below 2^32 ride in its high half: cuda_block_count.cuh). */
+static gp_ctx *make_ctx(context_state *st, unsigned long long *ticket, int sms)
 {
     static gp_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -182,13 +184,13 @@ static gp_ctx *make_ctx(context_state *st, unsigned *ticket, int sms)
     ctx.space = GP_MEM_DEVICE; /* host memory here, but the code must not care */
     st->sm_count = sms;
     st->control = nullptr;
-    st->reduce_counter = ticket;
+    st->reduce_counter = reinterpret_cast<unsigned *>(ticket);
     ctx.impl = st;
     return &ctx;
 }
 
 template <class T>
-static void count_case(gp_ctx *ctx, unsigned *ticket, gp_dtype t, int64_t n, int off, int pat)
+static void count_case(gp_ctx *ctx, unsigned long long *ticket, gp_dtype t, int64_t n, int off, int pat)
 {
     std::vector<T> x((size_t)(n + off + 4));
     fill<T>(x, (size_t)off, n, -100, 100, pat == 2 ? 0 : pat, {0});
@@ -204,7 +206,7 @@ static void count_case(gp_ctx *ctx, unsigned *ticket, gp_dtype t, int64_t n, int
         gp_status s = count(ctx, &a, ws.data());
         int64_t want = gp_ref_count(x.data() + off, t, n, (gp_cmp)c, &v);
         if (s != GP_STATUS_OK || got != want || *ticket != 0)
-            fail("count %s n=%" PRId64 " off=%d cmp=%s pat=%d: %s, got %" PRId64 " want %" PRId64 " ticket %u",
+            fail("count %s n=%" PRId64 " off=%d cmp=%s pat=%d: %s, got %" PRId64 " want %" PRId64 " ticket word %llx",
                  gp_dtype_name(t), n, off, gp_cmp_name((gp_cmp)c), pat, gp_status_name(s), got, want, *ticket);
         else passed++;
     }
@@ -270,7 +272,7 @@ static void hist_case(gp_ctx *ctx, gp_dtype t, int64_t n, int64_t bins, bool edg
 }
 
 template <class T>
-static void run_type(gp_ctx *ctx, unsigned *ticket, gp_dtype t, bool quick)
+static void run_type(gp_ctx *ctx, unsigned long long *ticket, gp_dtype t, bool quick)
 {
     register_type<T>();
     const int64_t cn[] = {0, 1, 33, 1000, 100003, 3 * (1 << 20) + 5};
@@ -304,7 +306,7 @@ int main(int argc, char **argv)
     rng.seed(seed);
     printf("emu_histogram: seed %" PRIu64 "%s\n", seed, quick ? " (quick)" : "");
     context_state st;
-    unsigned ticket = 0;
+    unsigned long long ticket = 0;
     gp_ctx *ctx = make_ctx(&st, &ticket, 3);
     run_type<int8_t>(ctx, &ticket, GP_DTYPE_I8, quick);
     run_type<uint8_t>(ctx, &ticket, GP_DTYPE_U8, quick);
