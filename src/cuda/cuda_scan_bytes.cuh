@@ -20,6 +20,8 @@
 #ifndef GP_CUDA_SCAN_BYTES_CUH
 #define GP_CUDA_SCAN_BYTES_CUH
 
+#include <limits>
+
 #include "cuda_tile.cuh"
 
 namespace gp_cuda {
@@ -40,7 +42,7 @@ template <class In> struct width {
  * the sum of the two top bits and the carry into it (a ^ b ^ carry); sums
  * and the bitwise ops are the same for either signedness, min and max are
  * not (the SIMD intrinsics of each). kIdentity: one lane's identity. */
-template <class Op, class In> struct lanes;
+template <class Op, class In, class = void> struct lanes;
 template <class In> struct lanes<tile::op_sum, In> {
     static constexpr uint32_t kIdentity = 0;
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b)
@@ -62,38 +64,26 @@ template <class In> struct lanes<tile::op_and, In> {
     __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return a & b; }
 };
 #if GP_SCAN_PACKED_MINMAX
-template <> struct lanes<tile::op_max, uint8_t> {
-    static constexpr uint32_t kIdentity = 0;
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxu4(a, b); }
+/* Min and max of 1- and 2-byte integers: the SIMD intrinsic of the lane's
+ * size and signedness, and the type's lowest (max) or highest (min) value
+ * as the identity. */
+template <class In, bool Max>
+struct minmax_lanes {
+    using lim = std::numeric_limits<In>;
+    static constexpr uint32_t kIdentity = static_cast<std::make_unsigned_t<In>>(Max ? lim::lowest() : lim::max());
+    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b)
+    {
+        constexpr bool s = std::is_signed_v<In>;
+        if constexpr (sizeof(In) == 1 && Max) return s ? __vmaxs4(a, b) : __vmaxu4(a, b);
+        else if constexpr (sizeof(In) == 1) return s ? __vmins4(a, b) : __vminu4(a, b);
+        else if constexpr (Max) return s ? __vmaxs2(a, b) : __vmaxu2(a, b);
+        else return s ? __vmins2(a, b) : __vminu2(a, b);
+    }
 };
-template <> struct lanes<tile::op_min, uint8_t> {
-    static constexpr uint32_t kIdentity = 0xff;
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vminu4(a, b); }
-};
-template <> struct lanes<tile::op_max, int8_t> {
-    static constexpr uint32_t kIdentity = 0x80; /* -128 */
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxs4(a, b); }
-};
-template <> struct lanes<tile::op_min, int8_t> {
-    static constexpr uint32_t kIdentity = 0x7f;
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmins4(a, b); }
-};
-template <> struct lanes<tile::op_max, uint16_t> {
-    static constexpr uint32_t kIdentity = 0;
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxu2(a, b); }
-};
-template <> struct lanes<tile::op_min, uint16_t> {
-    static constexpr uint32_t kIdentity = 0xffff;
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vminu2(a, b); }
-};
-template <> struct lanes<tile::op_max, int16_t> {
-    static constexpr uint32_t kIdentity = 0x8000; /* -32768 */
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
-};
-template <> struct lanes<tile::op_min, int16_t> {
-    static constexpr uint32_t kIdentity = 0x7fff;
-    __device__ static __forceinline__ uint32_t combine(uint32_t a, uint32_t b) { return __vmins2(a, b); }
-};
+template <class In>
+using small_integer = std::enable_if_t<std::is_integral_v<In> && sizeof(In) <= 2>;
+template <class In> struct lanes<tile::op_max, In, small_integer<In>> : minmax_lanes<In, true> {};
+template <class In> struct lanes<tile::op_min, In, small_integer<In>> : minmax_lanes<In, false> {};
 #endif
 
 template <class Op, class In, class = void> struct packs : std::false_type {};
