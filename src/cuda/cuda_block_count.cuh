@@ -21,6 +21,21 @@
 
 namespace gp_cuda {
 
+/* One thread of each block: adds (v << 32 | 1) to the zeroed 64-bit word
+ * whose low half is `ticket`. The block that draws the last ticket calls
+ * last(others), others the high half it got back (every other block's v,
+ * summed mod 2^32), then zeroes the word for the next launch. */
+template <class Last>
+__device__ __forceinline__ void sum_on_ticket(unsigned *ticket, uint32_t v, Last last)
+{
+    unsigned long long *word = reinterpret_cast<unsigned long long *>(ticket);
+    const unsigned long long before = atomicAdd(word, (unsigned long long)v << 32 | 1u);
+    if ((unsigned)before == gridDim.x - 1) {
+        last(before >> 32);
+        *word = 0;
+    }
+}
+
 /* Every thread of the block, with its own count c. partials: a slot a
  * block (unused when packed); ticket: the low half of a 64-bit word, 0 on
  * entry and on return; packed: the grid's total is below 2^32. */
@@ -33,14 +48,9 @@ __device__ __forceinline__ void finish_block_count(unsigned long long c, unsigne
         if (threadIdx.x == 0) *out = (Out)c;
         return;
     }
-    if (packed) { /* the low half counts tickets; the high half cannot wrap */
-        if (threadIdx.x != 0) return;
-        unsigned long long *word = reinterpret_cast<unsigned long long *>(ticket);
-        const unsigned long long before = atomicAdd(word, c << 32 | 1ull);
-        if ((unsigned)before == gridDim.x - 1) {
-            *out = (Out)((before >> 32) + c);
-            *word = 0;
-        }
+    if (packed) { /* the total, below 2^32, cannot wrap */
+        if (threadIdx.x == 0)
+            sum_on_ticket(ticket, (uint32_t)c, [&](unsigned long long others) { *out = (Out)(others + c); });
         return;
     }
     __shared__ bool last;

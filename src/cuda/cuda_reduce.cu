@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "cuda_backend.h"
+#include "cuda_block_count.cuh" /* sum_on_ticket */
 #include "cuda_cluster.cuh"
 #include "cuda_common.cuh"
 #include "cuda_reduce_ops.cuh"
@@ -375,14 +376,9 @@ __device__ __forceinline__ void reduce_grid(const reduce_params &p)
     acc = Op::combine(acc, Op::combine(edge_head, edge_tail));
     acc = block_reduce<Op, kReduceThreads>(acc);
     if constexpr (kPackedSum<Op, Acc>) {
-        if (threadIdx.x == 0) {
-            unsigned long long *word = reinterpret_cast<unsigned long long *>(p.counter);
-            const unsigned long long old = atomicAdd(word, (unsigned long long)acc << 32 | 1u);
-            if ((unsigned)old == gridDim.x - 1) {
-                store_result<Op>(p, static_cast<Acc>(old >> 32) + acc);
-                *word = 0; /* ready for the next call on this stream */
-            }
-        }
+        if (threadIdx.x == 0)
+            sum_on_ticket(p.counter, static_cast<uint32_t>(acc),
+                          [&](unsigned long long others) { store_result<Op>(p, static_cast<Acc>(others) + acc); });
         return;
     }
 
