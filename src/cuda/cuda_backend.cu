@@ -168,40 +168,46 @@ unsigned small_cluster_blocks(gp_ctx *ctx, const void *kernel, unsigned block)
     return (unsigned)st->small_cluster;
 }
 
-/* A handful of (kernel, device, smem) triples are ever asked about: a
- * linear table under a lock. */
-struct resident_entry {
+/* A handful of (kernel, device, block, smem) are ever asked about: a linear
+ * table under a lock. */
+struct occupancy_entry {
     const void *kernel;
     int device;
+    unsigned block;
     size_t smem;
-    unsigned blocks;
+    int per_sm;
 };
+
+cudaError_t blocks_per_sm(int device, const void *kernel, unsigned block, size_t smem, int *per_sm)
+{
+    static std::mutex lock;
+    static occupancy_entry table[64];
+    static int used = 0;
+    std::lock_guard<std::mutex> hold(lock);
+    for (int i = 0; i < used; i++)
+        if (table[i].kernel == kernel && table[i].device == device && table[i].block == block &&
+            table[i].smem == smem) {
+            *per_sm = table[i].per_sm;
+            return cudaSuccess;
+        }
+    cudaError_t e = smem > 0 ? set_attribute_once(kernel, device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)
+                             : cudaSuccess;
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, (int)block, smem);
+    if (e == cudaSuccess && used < 64) table[used++] = {kernel, device, block, smem, *per_sm};
+    return e;
+}
 
 unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem)
 {
-    static std::mutex lock;
-    static resident_entry table[64];
-    static int used = 0;
-    std::lock_guard<std::mutex> hold(lock);
     if (!state(ctx)->cooperative) return 0; /* no persistent grids: one tile a block */
-    const unsigned cap = state(ctx)->max_resident;
-    auto capped = [cap](unsigned blocks) { return cap > 0 && cap < blocks ? cap : blocks; };
-    for (int i = 0; i < used; i++)
-        if (table[i].kernel == kernel && table[i].device == ctx->device && table[i].smem == smem)
-            return capped(table[i].blocks);
     int per_sm = 0;
-    if (smem > 0 &&
-        set_attribute_once(kernel, ctx->device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)block, smem) != cudaSuccess) {
+    if (blocks_per_sm(ctx->device, kernel, block, smem, &per_sm) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
     const unsigned blocks = (unsigned)per_sm * (unsigned)state(ctx)->sm_count;
-    if (used < 64) table[used++] = {kernel, ctx->device, smem, blocks};
-    return capped(blocks);
+    const unsigned cap = state(ctx)->max_resident;
+    return cap > 0 && cap < blocks ? cap : blocks;
 }
 
 gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
@@ -408,6 +414,7 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     GP_CUDA_TRY(ctx, cudaMemsetAsync(st->control, 0, kControlBytes, 0));
     GP_CUDA_TRY(ctx, cudaStreamSynchronize(0));
     st->reduce_counter = reinterpret_cast<unsigned *>(static_cast<char *>(st->control) + kReduceCounterOffset);
+    st->hist_gate = reinterpret_cast<unsigned long long *>(static_cast<char *>(st->control) + kHistGateOffset);
     return GP_STATUS_OK;
 }
 

@@ -15,11 +15,13 @@ namespace gp_cuda {
  * the high 32 (cuda_reduce.cu). After it, 16 bytes where the two clusters
  * of a small reduction meet, also 0 between calls. gp_count_if's kernel
  * (cuda_histogram.cu) takes its tickets the same way: launches on one
- * stream never overlap, so they can share it.
+ * stream never overlap, so they can share it. Then the histograms' gate
+ * (cuda_histogram.cu), which keeps an epoch between calls.
  */
 constexpr size_t kResultSlotOffset = 0;
 constexpr size_t kReduceCounterOffset = 64;
 constexpr size_t kReducePairOffset = 80; /* 16 bytes where a reduction's two clusters meet */
+constexpr size_t kHistGateOffset = 96;
 constexpr size_t kControlBytes = 128;
 
 /* Size classes of an out-of-place tiled transpose (cuda_transpose.cu,
@@ -43,6 +45,7 @@ struct context_state {
     int transpose_size;    /* GPUPRIM_TRANSPOSE_SIZE: a transpose_size_class for every transpose, -1 (default) by size */
     void *control;            /* kControlBytes of device memory */
     unsigned *reduce_counter; /* inside `control`: the low half of a zeroed 64-bit word */
+    unsigned long long *hist_gate; /* inside `control` */
     /* Blocks in the largest cluster reduce may launch (16 or 8), 0 for none
      * (GPUPRIM_REDUCE_CLUSTER=0 turns clusters off), -1 until first asked. */
     int reduce_cluster;

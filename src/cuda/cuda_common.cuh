@@ -35,11 +35,16 @@ gp_status fail(gp_ctx *ctx, cudaError_t err, const char *call, const char *file,
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                  void **args, const char *file, int line, size_t smem = 0);
 
-/* How many blocks of `kernel` (block threads, `smem` bytes of dynamic shared
- * memory) the context's device holds at once; 0 if the runtime cannot say
- * or the device takes no cooperative launches (launch_resident).
- * Raises the kernel's dynamic shared-memory limit to `smem` first. Cached
- * per kernel, device and smem. */
+/* How many blocks of `kernel` (block threads, `smem` bytes of dynamic
+ * shared memory) an SM of `device` holds, after raising the kernel's
+ * dynamic shared-memory limit to `smem`. Cached per kernel, device, block
+ * and smem: the runtime's answer costs host time on every call otherwise. */
+cudaError_t blocks_per_sm(int device, const void *kernel, unsigned block, size_t smem, int *per_sm);
+
+/* How many blocks of `kernel` the context's device holds at once
+ * (blocks_per_sm x SMs, capped by GPUPRIM_MAX_RESIDENT_BLOCKS); 0 if the
+ * runtime cannot say or the device takes no cooperative launches
+ * (launch_resident). */
 unsigned resident_blocks(gp_ctx *ctx, const void *kernel, unsigned block, size_t smem);
 
 /* Like launch, for a persistent grid whose blocks wait on each other: a

@@ -23,9 +23,10 @@
  * Shared counters are 32-bit and flushed (added to the 64-bit histogram with
  * one atomic per non-zero row, then cleared) every kHistRoundElems elements
  * of a block, so none can wrap. Non-accumulate mode needs the histogram zero
- * before the first flush: a one-block launch zeroes it itself; otherwise a
- * cudaMemsetAsync of bins x 8 bytes goes first (one more stream operation,
- * ~2 us; blocks cannot order a zeroing pass among themselves in one launch).
+ * before the first flush: a one-block launch zeroes it itself; several
+ * blocks pass a gate, and the one that arrives first clears it while the
+ * others count (clear_hist); the global kernel, and more than
+ * kHistClearInKernelBins bins, take a cudaMemsetAsync first.
  *
  * Even bins: the header's formula, floor((x - lower) / (upper - lower) *
  * bins) in double, with __dsub_rn/__ddiv_rn/__dmul_rn so that nothing is
@@ -47,6 +48,7 @@
 #include "cuda_common.cuh"
 #include "cuda_grid_dependency.cuh"
 #include "cuda_histogram.cuh"
+#include "cuda_memory_order.cuh"
 #include "cuda_tuning.h"
 
 namespace gp_cuda {
@@ -211,6 +213,13 @@ struct even_params {
     int bins;
 };
 
+/* Who zeroes the histogram before the blocks add to it. */
+enum hist_clear : int {
+    kClearNone,  /* accumulate mode, or a memset went first */
+    kClearOwn,   /* a one-block launch: the block itself */
+    kClearFirst, /* the block that arrives first; the others wait for it before their first flush */
+};
+
 /* What a flush or a launch needs besides the input. */
 struct hist_params {
     layout L;
@@ -218,7 +227,8 @@ struct hist_params {
     int bins;
     even_params even;
     const void *edges; /* NULL for even bins */
-    bool zero_first;   /* a one-block launch clears hist itself */
+    int clear;         /* a hist_clear */
+    unsigned long long *gate; /* kClearFirst's word in the control block */
 };
 
 /*
@@ -270,13 +280,84 @@ __device__ __forceinline__ int bin_of(T x, const hist_params &p, const T *e)
 
 /* --------------------------------------------------- shared-memory helpers */
 
+/* The shared kernel's copy of the edges, rounded up to 16 bytes. */
+template <class T, bool Edges>
+__host__ __device__ __forceinline__ size_t edge_bytes(int64_t bins)
+{
+    return Edges ? ((size_t)(bins + 1) * sizeof(T) + 15) / 16 * 16 : 0;
+}
+
 /* Clears `words` counters and, for a one-block launch, the histogram. The
  * caller synchronises before the counters are used. */
 __device__ __forceinline__ void block_clear(unsigned *cnt, int words, const hist_params &p)
 {
     for (int i = threadIdx.x; i < words; i += blockDim.x) cnt[i] = 0;
-    if (p.zero_first)
+    if (p.clear == kClearOwn)
         for (int i = threadIdx.x; i < p.bins; i += blockDim.x) p.hist[i] = 0;
+}
+
+/*
+ * kClearFirst: several blocks, the histogram cleared in the launch, not by
+ * a memset before it (one more operation on the stream). The gate is a
+ * word of its own in the control block, epoch << 33 | clear << 32 |
+ * arrivals, with clear and arrivals 0 between launches. Each block takes
+ * an arrival. The first clears the histogram and sets the clear bit; the
+ * others wait for it only before their first flush, so the clear overlaps
+ * their loads and counts. The first to arrive is running, so no block waits
+ * on one that has not started, resident or not. The last to arrive, once
+ * it has seen the bit, starts the next epoch with clear and arrivals 0:
+ * a block still waiting takes the new epoch for the bit (the release and
+ * acquire carry the zeros along), and no block pays an atomic at its end.
+ */
+constexpr unsigned long long kGateClear = 1ull << 32;
+constexpr int kGateEpochShift = 33;
+
+/* What thread 0 drew at the gate, kept in shared memory: in registers,
+ * live across the 1-byte kernel's loop (32 registers), it cost histogram
+ * u8 at 2^26 32 -> 42 us (H100). */
+struct gate_ticket {
+    unsigned long long epoch;
+    unsigned clears; /* this block clears the histogram */
+    unsigned char last, passed;
+};
+
+/* Thread 0, first thing. The caller synchronises before `t` is read. */
+__device__ __forceinline__ void arrive(const hist_params &p, gate_ticket *t)
+{
+    if (threadIdx.x != 0) return;
+    unsigned long long w = 1; /* no gate: as if arrived second and passed */
+    if (p.clear == kClearFirst) w = atomicAdd(p.gate, 1ull);
+    t->epoch = w >> kGateEpochShift;
+    t->clears = (unsigned)w == 0u;
+    t->last = p.clear == kClearFirst && (unsigned)w == gridDim.x - 1;
+    t->passed = p.clear != kClearFirst || (unsigned)w == 0u;
+}
+
+/* Every thread, once the ticket is in. The block's own flushes begin with
+ * a barrier, so they follow its zeros. */
+__device__ __forceinline__ void clear_hist(const hist_params &p, const gate_ticket *t)
+{
+    if (!t->clears) return; /* block-uniform */
+    for (int i = threadIdx.x; i < p.bins; i += blockDim.x) p.hist[i] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence(); /* every thread's zeros are visible before the bit is */
+        atomicAdd(p.gate, kGateClear);
+    }
+}
+
+/* Thread 0, before each flush: the first time, unless this block cleared
+ * the histogram, waits for the clear (the flush's opening barrier orders
+ * the block's atomics after this acquire). */
+__device__ __forceinline__ void pass_gate(const hist_params &p, gate_ticket *t)
+{
+    if (t->passed) return;
+    unsigned long long w;
+    do {
+        w = ld_acquire(p.gate);
+    } while ((w & kGateClear) == 0 && (w >> kGateEpochShift) == t->epoch);
+    if (t->last) st_release(p.gate, (t->epoch + 1) << kGateEpochShift);
+    t->passed = 1;
 }
 
 /*
@@ -359,14 +440,21 @@ __global__ void __launch_bounds__(kHistThreads, kHistBytesBlocksPerSm) hist_byte
     constexpr int kRoundTiles = kHistRoundElems / (kTile * 16) > 0 ? int(kHistRoundElems / (kTile * 16)) : 1;
     __shared__ unsigned cnt[256 * 32];
     __shared__ int bin_of_value[256]; /* worked out once per block: no formula in the loop */
+    auto row_bin = [&](int row) { return bin_of_value[row]; };
+    __shared__ gate_ticket gate;
+    arrive(p, &gate); /* its atomic overlaps the clear below */
     block_clear(cnt, 256 * 32, p);
     static_assert(kHistThreads >= 256, "one thread per byte value");
     if (threadIdx.x < 256)
         bin_of_value[threadIdx.x] = bin_of<T, Edges>((T)(unsigned char)threadIdx.x, p, static_cast<const T *>(p.edges));
     __syncthreads();
+    clear_hist(p, &gate);
+    auto flush = [&] {
+        if (threadIdx.x == 0) pass_gate(p, &gate);
+        flush_rows(cnt, 256, 5, p.hist, row_bin);
+    };
     unsigned char *bytes = reinterpret_cast<unsigned char *>(cnt);
     const unsigned lane4 = (threadIdx.x & 31) * 4;
-    auto row_bin = [&](int row) { return bin_of_value[row]; };
 
     const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
     int tiles = 0;
@@ -389,7 +477,7 @@ __global__ void __launch_bounds__(kHistThreads, kHistBytesBlocksPerSm) hist_byte
             }
         }
         if (++tiles == kRoundTiles) { /* block-uniform */
-            flush_rows(cnt, 256, 5, p.hist, row_bin);
+            flush();
             tiles = 0;
         }
     }
@@ -397,7 +485,7 @@ __global__ void __launch_bounds__(kHistThreads, kHistBytesBlocksPerSm) hist_byte
         const unsigned b = (unsigned char)in[edge_index<T>(p.L, threadIdx.x)];
         atomicAdd(cnt + (b << 5) + (threadIdx.x & 31), 1u);
     }
-    flush_rows(cnt, 256, 5, p.hist, row_bin);
+    flush();
 }
 
 /* The body's tiles of this block (the grid strides over them): each
@@ -440,13 +528,18 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
     unsigned *cnt = reinterpret_cast<unsigned *>(smem);
     const int words = p.bins << cshift;
     const T *e = static_cast<const T *>(p.edges);
-    if constexpr (Edges) { /* the edges follow the counters, 16-byte aligned */
-        T *se = reinterpret_cast<T *>(smem + ((size_t)words * 4 + 15) / 16 * 16);
+    /* After the counters, 16-byte aligned: the edges, then the gate. */
+    const size_t edges_at = ((size_t)words * 4 + 15) / 16 * 16;
+    gate_ticket *gate = reinterpret_cast<gate_ticket *>(smem + edges_at + edge_bytes<T, Edges>(p.bins));
+    arrive(p, gate); /* its atomic overlaps the clear below */
+    if constexpr (Edges) {
+        T *se = reinterpret_cast<T *>(smem + edges_at);
         for (int i = threadIdx.x; i <= p.bins; i += kHistThreads) se[i] = e[i];
         e = se;
     }
     block_clear(cnt, words, p);
     __syncthreads();
+    clear_hist(p, gate);
 
     const int lane = threadIdx.x & 31;
     unsigned *col = cnt + (lane & ((1 << cshift) - 1));
@@ -460,11 +553,15 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
         }
     };
     auto row_bin = [](int row) { return row; };
+    auto flush = [&] {
+        if (threadIdx.x == 0) pass_gate(p, gate);
+        flush_rows(cnt, p.bins, cshift, p.hist, row_bin);
+    };
 
     int tiles = 0;
     deposit_tiles<T, Edges>(in, p, e, deposit, [&] {
         if (++tiles == kRoundTiles) { /* block-uniform */
-            flush_rows(cnt, p.bins, cshift, p.hist, row_bin);
+            flush();
             tiles = 0;
         }
     });
@@ -472,7 +569,7 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
         const int b = lane < p.L.head + p.L.tail ? bin_of<T, Edges>(in[edge_index<T>(p.L, lane)], p, e) : -1;
         deposit(b);
     }
-    flush_rows(cnt, p.bins, cshift, p.hist, row_bin);
+    flush();
 }
 
 /* ------------------------------------------------------ wider inputs, global */
@@ -480,7 +577,7 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
 template <class T, bool Edges>
 __global__ void __launch_bounds__(kHistThreads, 2) hist_global_kernel(const T *in, hist_params p)
 {
-    if (p.zero_first) {
+    if (p.clear == kClearOwn) { /* several blocks: a memset went first */
         for (int i = threadIdx.x; i < p.bins; i += kHistThreads) p.hist[i] = 0;
         __syncthreads();
     }
@@ -597,6 +694,7 @@ struct hist_plan {
     size_t smem;
     int cshift;
     bool with_cshift; /* the kernel takes cshift */
+    bool flushes;     /* the blocks add to the histogram only when they flush */
     long long min_block_elems;
 };
 
@@ -604,10 +702,10 @@ template <class T, bool Edges>
 gp_status plan_wide(gp_ctx *ctx, const gp_histogram_args *a, hist_plan *pl)
 {
     constexpr long long kTileElems = (long long)kHistThreads * kHistUnroll * (16 / sizeof(T));
-    const size_t edge_bytes = Edges ? ((size_t)(a->bins + 1) * sizeof(T) + 15) / 16 * 16 : 0;
+    const size_t edges = edge_bytes<T, Edges>(a->bins);
     int cshift = 5;
-    while (cshift > 0 && ((size_t)a->bins << cshift) * 4 + edge_bytes > (size_t)kHistSmemTarget) cshift--;
-    const size_t smem = ((size_t)a->bins << cshift) * 4 + edge_bytes;
+    while (cshift > 0 && ((size_t)a->bins << cshift) * 4 + edges > (size_t)kHistSmemTarget) cshift--;
+    const size_t smem = ((size_t)a->bins << cshift) * 4 + edges + sizeof(gate_ticket);
     int optin = 0;
     gp_status s = smem_optin(ctx, &optin);
     if (s != GP_STATUS_OK) return s;
@@ -621,15 +719,15 @@ gp_status plan_wide(gp_ctx *ctx, const gp_histogram_args *a, hist_plan *pl)
         pl->smem = smem;
         pl->cshift = cshift;
         pl->with_cshift = true;
+        pl->flushes = true;
         pl->min_block_elems = std::max(kTileElems, (long long)kHistMinElemsPerBin * a->bins);
-        if (smem > 48 * 1024)
-            GP_CUDA_TRY(ctx, cudaFuncSetAttribute(pl->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     } else {
         pl->kernel = (const void *)hist_global_kernel<T, Edges>;
         pl->what = "hist_global_kernel";
         pl->smem = 0;
         pl->cshift = 0;
         pl->with_cshift = false;
+        pl->flushes = false;
         pl->min_block_elems = kTileElems;
     }
     return GP_STATUS_OK;
@@ -644,6 +742,7 @@ gp_status plan_bytes(const gp_histogram_args *a, hist_plan *pl)
     pl->smem = 0; /* static: 32 KiB */
     pl->cshift = 5;
     pl->with_cshift = false;
+    pl->flushes = true;
     pl->min_block_elems = std::max(kTileElems, (long long)kHistMinElemsPerBin * 256);
     return GP_STATUS_OK;
 }
@@ -664,7 +763,8 @@ gp_status histogram_typed(gp_ctx *ctx, const gp_histogram_args *a)
     if (s != GP_STATUS_OK) return s;
 
     int per_sm = 0;
-    GP_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl.kernel, kHistThreads, pl.smem));
+    /* Also raises the kernel's shared-memory limit, once. */
+    GP_CUDA_TRY(ctx, blocks_per_sm(ctx->device, pl.kernel, kHistThreads, pl.smem, &per_sm));
     if (per_sm < 1) per_sm = 1; /* the launch will say what is wrong */
     const long long cap = (long long)per_sm * state(ctx)->sm_count;
     const long long want = ceil_div(a->n, pl.min_block_elems);
@@ -681,9 +781,12 @@ gp_status histogram_typed(gp_ctx *ctx, const gp_histogram_args *a)
     p.even.scale = p.even.fbins / p.even.width;
     p.even.bins = (int)a->bins;
     p.edges = a->edges;
-    p.zero_first = false;
+    p.clear = kClearNone;
+    p.gate = state(ctx)->hist_gate;
     if (!a->accumulate) {
-        if (grid == 1 && a->bins <= kHistOwnerZeroBins) p.zero_first = true;
+        const bool in_kernel = a->bins <= kHistClearInKernelBins;
+        if (in_kernel && grid == 1) p.clear = kClearOwn;
+        else if (in_kernel && pl.flushes && GP_HIST_CLEAR_FIRST) p.clear = kClearFirst;
         else GP_CUDA_TRY(ctx, cudaMemsetAsync(a->hist, 0, hist_bytes, stream));
     }
 

@@ -65,10 +65,12 @@ constexpr int kHistMinColumnsUnmatched = 8;
  * flush (bins reads and atomics) is paid; smaller inputs get fewer blocks. */
 constexpr int kHistMinElemsPerBin = 16;
 
-/* A one-block launch zeroes up to this many bins itself (non-accumulate
- * mode) instead of a cudaMemsetAsync before it: the memset is one more
- * operation on the stream (~2 us), one block clears 16384 bins faster. */
-constexpr int kHistOwnerZeroBins = 16384;
+/* Up to this many bins (non-accumulate mode) a block of the launch clears
+ * the histogram, where a cudaMemsetAsync before it would be one more
+ * operation on the stream (~2 us): one block clears 16384 bins faster.
+ * Past it, or for the global kernel, whose blocks add from their first
+ * element, the memset goes first. */
+constexpr int kHistClearInKernelBins = 16384;
 
 } // namespace gp_cuda
 

@@ -53,6 +53,7 @@
 #include <stdint.h>
 
 #include "cuda_common.cuh" /* the CUDA runtime, error checks */
+#include "cuda_memory_order.cuh"
 #include "cuda_tile.cuh"
 #include "cuda_tuning.h"
 #include "gp_internal.h"
@@ -142,47 +143,7 @@ inline const persistent_kernel &narrow_or_wide(gp_ctx *ctx, const persistent_ker
 
 /* ------------------------------------------------------- memory ordering */
 
-/* GP_CUDA_EMULATE: tests/emu runs these kernels on the CPU, with the same
- * orderings from the C11 atomics. */
-__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long *p)
-{
-#ifdef GP_CUDA_EMULATE
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-#else
-    unsigned long long v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-#endif
-}
-
-__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p)
-{
-#ifdef GP_CUDA_EMULATE
-    return __atomic_load_n(p, __ATOMIC_RELAXED);
-#else
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-#endif
-}
-
-__device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v)
-{
-#ifdef GP_CUDA_EMULATE
-    __atomic_store_n(p, v, __ATOMIC_RELAXED);
-#else
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-#endif
-}
-
-__device__ __forceinline__ void st_release(unsigned long long *p, unsigned long long v)
-{
-#ifdef GP_CUDA_EMULATE
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
-#else
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-#endif
-}
+/* ld_acquire and the other 8-byte accesses: cuda_memory_order.cuh. */
 
 /* A status's tag and 8-byte value as one 16-byte access: with nothing
  * outside the word to order, relaxed is enough on both sides. */

@@ -4,7 +4,9 @@
  * both histograms, every dtype, every kernel path (8-bit values; shared
  * counters with 32 down to 1 columns, with and without warp grouping; the
  * global path), one and many blocks, several flush rounds per block,
- * misaligned inputs, overwrite (in-kernel clear and memset) and accumulate.
+ * misaligned inputs, overwrite (cleared by the one block, by the block that
+ * passes the gate first, or by a memset) and accumulate; after every call
+ * the gate must hold an epoch alone.
  *
  * Build and run (no GPU, no CUDA toolkit needed; from the repository root,
  * with the CPU library built in BUILD):
@@ -108,7 +110,7 @@ static void register_type()
     }
 }
 
-static long passed, failed;
+static long passed, failed, gate_epochs;
 static std::mt19937_64 rng;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -175,8 +177,9 @@ static void fill(std::vector<T> &x, size_t off, int64_t n, long double lo, long 
 }
 
 /* ticket: the zeroed 64-bit word whose low half is the backend's ticket
- * (counts below 2^32 ride in its high half: cuda_block_count.cuh). */
-static gp_ctx *make_ctx(context_state *st, unsigned long long *ticket, int sms)
+ * (counts below 2^32 ride in its high half: cuda_block_count.cuh); gate:
+ * the histograms' (cuda_histogram.cu). */
+static gp_ctx *make_ctx(context_state *st, unsigned long long *ticket, unsigned long long *gate, int sms)
 {
     static gp_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -185,6 +188,7 @@ static gp_ctx *make_ctx(context_state *st, unsigned long long *ticket, int sms)
     st->sm_count = sms;
     st->control = nullptr;
     st->reduce_counter = reinterpret_cast<unsigned *>(ticket);
+    st->hist_gate = gate;
     ctx.impl = st;
     return &ctx;
 }
@@ -257,16 +261,22 @@ static void hist_case(gp_ctx *ctx, gp_dtype t, int64_t n, int64_t bins, bool edg
         if (edges) gp_ref_histogram_edges(x.data() + off, t, n, bins, e.data(), want.data(), GP_HISTOGRAM_ACCUMULATE);
         else gp_ref_histogram_even(x.data() + off, t, n, bins, lo, hi, want.data(), GP_HISTOGRAM_ACCUMULATE);
         gp_histogram_args a = {x.data() + off, t, n, bins, lo, hi, edges ? e.data() : nullptr, h.data(), acc == 1};
+        const unsigned long long epoch = *state(ctx)->hist_gate >> 33;
         gp_status s = histogram(ctx, &a, nullptr);
+        /* Between launches the gate holds an epoch alone, one more after a
+         * launch that passed it. */
+        const unsigned long long gate = *state(ctx)->hist_gate;
+        const bool gate_ok = (gate & ((1ull << 33) - 1)) == 0 && (gate >> 33) - epoch <= 1;
+        gate_epochs += (gate >> 33) - epoch;
         int64_t bad = -1;
         for (int64_t b = 0; b < bins && bad < 0; b++)
             if (h[b] != want[b]) bad = b;
-        if (s != GP_STATUS_OK || bad >= 0 || h[bins] != canary || h[bins + 1] != canary)
+        if (s != GP_STATUS_OK || bad >= 0 || h[bins] != canary || h[bins + 1] != canary || !gate_ok)
             fail("%s %s n=%" PRId64 " bins=%" PRId64 " pat=%d off=%d %s: %s, bin %" PRId64 " got %" PRIu64
-                 " want %" PRIu64 "%s",
+                 " want %" PRIu64 "%s, gate word %llx",
                  edges ? "edges" : "even", gp_dtype_name(t), n, bins, pat, off, acc ? "accumulate" : "overwrite",
                  gp_status_name(s), bad, bad >= 0 ? h[bad] : 0, bad >= 0 ? want[bad] : 0,
-                 h[bins] != canary || h[bins + 1] != canary ? " (canary overwritten)" : "");
+                 h[bins] != canary || h[bins + 1] != canary ? " (canary overwritten)" : "", gate);
         else passed++;
     }
 }
@@ -306,8 +316,8 @@ int main(int argc, char **argv)
     rng.seed(seed);
     printf("emu_histogram: seed %" PRIu64 "%s\n", seed, quick ? " (quick)" : "");
     context_state st;
-    unsigned long long ticket = 0;
-    gp_ctx *ctx = make_ctx(&st, &ticket, 3);
+    unsigned long long ticket = 0, gate = 0;
+    gp_ctx *ctx = make_ctx(&st, &ticket, &gate, 3);
     run_type<int8_t>(ctx, &ticket, GP_DTYPE_I8, quick);
     run_type<uint8_t>(ctx, &ticket, GP_DTYPE_U8, quick);
     run_type<int16_t>(ctx, &ticket, GP_DTYPE_I16, quick);
@@ -318,7 +328,9 @@ int main(int argc, char **argv)
     run_type<unsigned long long>(ctx, &ticket, GP_DTYPE_U64, quick);
     run_type<float>(ctx, &ticket, GP_DTYPE_F32, quick);
     run_type<double>(ctx, &ticket, GP_DTYPE_F64, quick);
-    printf("%ld launches, largest dynamic shared memory %ld bytes\n", launches, max_smem);
+    printf("%ld launches (%ld through the gate), largest dynamic shared memory %ld bytes\n", launches, gate_epochs,
+           max_smem);
+    if (gate_epochs == 0) fail("no histogram went through the gate");
     printf("%ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -179,6 +179,13 @@ inline gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsig
         return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "launch of %s failed (emulated)", what);
     return GP_STATUS_OK;
 }
+/* As cuda_common.cuh's (cuda_backend.cu caches it; no need here). */
+inline cudaError_t blocks_per_sm(int, const void *kernel, unsigned block, size_t smem, int *per_sm)
+{
+    const cudaError_t e =
+        smem > 0 ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) : cudaSuccess;
+    return e == cudaSuccess ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, (int)block, smem) : e;
+}
 class device_scope {
 public:
     cudaError_t enter(int) { return cudaSuccess; }
