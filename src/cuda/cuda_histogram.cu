@@ -348,9 +348,12 @@ __device__ __forceinline__ void clear_hist(const hist_params &p, const gate_tick
 
 /* Thread 0, before each flush: the first time, unless this block cleared
  * the histogram, waits for the clear (the flush's opening barrier orders
- * the block's atomics after this acquire). */
-__device__ __forceinline__ void pass_gate(const hist_params &p, gate_ticket *t)
+ * the block's atomics after this acquire). The ticket is read volatile:
+ * a plain load the compiler hoisted above the caller's thread test into
+ * every thread, which racecheck reported against the store below. */
+__device__ __forceinline__ void pass_gate(const hist_params &p, gate_ticket *ticket)
 {
+    volatile gate_ticket *t = ticket;
     if (t->passed) return;
     unsigned long long w;
     do {
