@@ -287,13 +287,18 @@ __host__ __device__ __forceinline__ size_t edge_bytes(int64_t bins)
     return Edges ? ((size_t)(bins + 1) * sizeof(T) + 15) / 16 * 16 : 0;
 }
 
+/* Every thread of the block: zeroes the histogram's bins. */
+__device__ __forceinline__ void zero_hist(const hist_params &p)
+{
+    for (int i = threadIdx.x; i < p.bins; i += blockDim.x) p.hist[i] = 0;
+}
+
 /* Clears `words` counters and, for a one-block launch, the histogram. The
  * caller synchronises before the counters are used. */
 __device__ __forceinline__ void block_clear(unsigned *cnt, int words, const hist_params &p)
 {
     for (int i = threadIdx.x; i < words; i += blockDim.x) cnt[i] = 0;
-    if (p.clear == kClearOwn)
-        for (int i = threadIdx.x; i < p.bins; i += blockDim.x) p.hist[i] = 0;
+    if (p.clear == kClearOwn) zero_hist(p);
 }
 
 /*
@@ -338,7 +343,7 @@ __device__ __forceinline__ void arrive(const hist_params &p, gate_ticket *t)
 __device__ __forceinline__ void clear_hist(const hist_params &p, const gate_ticket *t)
 {
     if (!t->clears) return; /* block-uniform */
-    for (int i = threadIdx.x; i < p.bins; i += blockDim.x) p.hist[i] = 0;
+    zero_hist(p);
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence(); /* every thread's zeros are visible before the bit is */
@@ -580,8 +585,8 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
 template <class T, bool Edges>
 __global__ void __launch_bounds__(kHistThreads, 2) hist_global_kernel(const T *in, hist_params p)
 {
-    if (p.clear == kClearOwn) { /* several blocks: a memset went first */
-        for (int i = threadIdx.x; i < p.bins; i += kHistThreads) p.hist[i] = 0;
+    if (p.clear == kClearOwn) { /* one block; for several a memset went first */
+        zero_hist(p);
         __syncthreads();
     }
     const T *e = static_cast<const T *>(p.edges);

@@ -261,13 +261,14 @@ static void hist_case(gp_ctx *ctx, gp_dtype t, int64_t n, int64_t bins, bool edg
         if (edges) gp_ref_histogram_edges(x.data() + off, t, n, bins, e.data(), want.data(), GP_HISTOGRAM_ACCUMULATE);
         else gp_ref_histogram_even(x.data() + off, t, n, bins, lo, hi, want.data(), GP_HISTOGRAM_ACCUMULATE);
         gp_histogram_args a = {x.data() + off, t, n, bins, lo, hi, edges ? e.data() : nullptr, h.data(), acc == 1};
-        const unsigned long long epoch = *state(ctx)->hist_gate >> 33;
+        const unsigned long long epoch = *state(ctx)->hist_gate >> kGateEpochShift;
         gp_status s = histogram(ctx, &a, nullptr);
         /* Between launches the gate holds an epoch alone, one more after a
          * launch that passed it. */
         const unsigned long long gate = *state(ctx)->hist_gate;
-        const bool gate_ok = (gate & ((1ull << 33) - 1)) == 0 && (gate >> 33) - epoch <= 1;
-        gate_epochs += (gate >> 33) - epoch;
+        const bool gate_ok =
+            (gate & ((1ull << kGateEpochShift) - 1)) == 0 && (gate >> kGateEpochShift) - epoch <= 1;
+        gate_epochs += (gate >> kGateEpochShift) - epoch;
         int64_t bad = -1;
         for (int64_t b = 0; b < bins && bad < 0; b++)
             if (h[b] != want[b]) bad = b;
