@@ -39,6 +39,7 @@
  */
 #include <algorithm>
 #include <atomic>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <type_traits>
@@ -371,58 +372,37 @@ __device__ __forceinline__ void pass_gate(const hist_params &p, gate_ticket *tic
 /*
  * Adds the block's counters (rows x 2^cshift, row-major) into the 64-bit
  * histogram, row r into bin row_bin(r) (none if < 0), and clears them.
- * Every thread of the block calls it. A warp takes 32 rows: each pass
- * reads 32 consecutive counters (32 >> cshift whole rows: no bank
- * conflict) and sums each row's columns with shuffles inside the row's
- * lane group; lane l keeps row l's total, and one atomic instruction adds
- * the 32 rows. Consecutive bins share L2 lines, and a warp's atomics to
- * one line travel as one request. With an atomic a row from lane 0, the
- * 1-byte kernel's 256 rows were 256 requests a block on the histogram's
- * 16 lines: at 2^24 u8, 512 blocks of one tile each flush at once, and the
- * call took 34.1 us where it now takes 16.2 (H100; GP_HIST_GATHERED_FLUSH,
- * docs/perf/histogram.md).
+ * Every thread of the block calls it. A warp takes 32 rows, a row a lane:
+ * lane l reads its row's columns starting at column l >> (5 - cshift), so
+ * that at each step the 32 lanes read 32 different banks, and sums them
+ * itself; one atomic instruction then adds the 32 rows to 32 consecutive
+ * bins, which share L2 lines (a warp's atomics to one line travel as one
+ * request). Summing a row across lanes with shuffles instead cost a chain
+ * of 1 + cshift shuffles a pass, 2^cshift passes, not unrolled where
+ * cshift is known only at run time: about 5 us of a 1024-bin f32 call at
+ * 2^16 (H100, docs/perf/histogram.md).
  */
 template <class RowBin>
 __device__ void flush_rows(unsigned *cnt, int rows, int cshift, unsigned long long *hist, RowBin row_bin)
 {
     __syncthreads(); /* every deposit of the round is in */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const int per_pass = 32 >> cshift;
-    if constexpr (GP_HIST_GATHERED_FLUSH != 0) {
-        for (int r0 = warp * 32; r0 < rows; r0 += warps * 32) {
-            unsigned mine = 0; /* lane l: row r0 + l's total */
-            for (int q = 0; q < (1 << cshift); q++) {
-                const int first = r0 + q * per_pass, row = first + (lane >> cshift);
-                unsigned v = 0;
-                if (row < rows) {
-                    unsigned *slot = cnt + (first << cshift) + lane;
-                    v = *slot;
-                    *slot = 0;
-                }
-                for (int off = (1 << cshift) >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
-                /* Lane l's row was in this pass's group l % per_pass. */
-                const unsigned total = __shfl_sync(kFull, v, (lane % per_pass) << cshift);
-                if (lane / per_pass == q) mine = total;
-            }
-            if (mine != 0) { /* mine != 0: r0 + lane < rows */
-                const int b = row_bin(r0 + lane);
-                if (b >= 0) atomicAdd(hist + b, (unsigned long long)mine);
-            }
-        }
-    } else {
-        for (int r0 = warp * per_pass; r0 < rows; r0 += warps * per_pass) {
-            const int row = r0 + (lane >> cshift);
-            unsigned v = 0;
-            if (row < rows) {
-                unsigned *slot = cnt + (r0 << cshift) + lane;
-                v = *slot;
+    const int cols = 1 << cshift, rot = lane >> (5 - cshift);
+    for (int r0 = warp * 32; r0 < rows; r0 += warps * 32) {
+        const int row = r0 + lane;
+        unsigned total = 0;
+        if (row < rows) {
+            unsigned *counters = cnt + (row << cshift);
+#pragma unroll 8
+            for (int c = 0; c < cols; c++) {
+                unsigned *slot = counters + ((c + rot) & (cols - 1));
+                total += *slot;
                 *slot = 0;
             }
-            for (int off = (1 << cshift) >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
-            if (v != 0 && (lane & ((1 << cshift) - 1)) == 0) { /* v != 0: row < rows */
-                const int b = row_bin(row);
-                if (b >= 0) atomicAdd(hist + b, (unsigned long long)v);
-            }
+        }
+        if (total != 0) { /* total != 0: row < rows */
+            const int b = row_bin(row);
+            if (b >= 0) atomicAdd(hist + b, (unsigned long long)total);
         }
     }
     __syncthreads(); /* counters clear before the next round adds */
@@ -499,23 +479,23 @@ __global__ void __launch_bounds__(kHistThreads, kHistBytesBlocksPerSm) hist_byte
 /* The body's tiles of this block (the grid strides over them): each
  * element's bin, or -1 past the end, goes to deposit (every lane of a warp
  * calls it), then tile_done() runs once a tile. */
-template <class T, bool Edges, class Deposit, class TileDone>
+template <class T, bool Edges, int Unroll, class Deposit, class TileDone>
 __device__ __forceinline__ void deposit_tiles(const T *in, const hist_params &p, const T *e, Deposit &deposit,
                                               TileDone &&tile_done)
 {
     constexpr int kPer = 16 / sizeof(T);
-    constexpr long long kTile = (long long)kHistThreads * kHistUnroll;
+    constexpr long long kTile = (long long)kHistThreads * Unroll;
     const uint4 *body = reinterpret_cast<const uint4 *>(in + p.L.head);
     for (long long base = blockIdx.x * kTile; base < p.L.nvec; base += (long long)gridDim.x * kTile) {
         const bool full = base + kTile <= p.L.nvec;
-        vec16<T> v[kHistUnroll];
+        vec16<T> v[Unroll];
 #pragma unroll
-        for (int u = 0; u < kHistUnroll; u++) {
+        for (int u = 0; u < Unroll; u++) {
             long long i = base + u * kHistThreads + threadIdx.x;
             if (full || i < p.L.nvec) v[u].raw = load_stream<0>(body + i);
         }
 #pragma unroll
-        for (int u = 0; u < kHistUnroll; u++) {
+        for (int u = 0; u < Unroll; u++) {
             const bool ok = full || base + u * kHistThreads + threadIdx.x < p.L.nvec;
 #pragma unroll
             for (int k = 0; k < kPer; k++) deposit(ok ? bin_of<T, Edges>(v[u].e[k], p, e) : -1);
@@ -526,11 +506,11 @@ __device__ __forceinline__ void deposit_tiles(const T *in, const hist_params &p,
 
 /* ------------------------------------------------------ wider inputs, shared */
 
-template <class T, bool Edges, bool Match>
+template <class T, bool Edges, bool Match, int Unroll>
 __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_shared_kernel(const T *in, hist_params p, int cshift)
 {
     constexpr int kPer = 16 / sizeof(T);
-    constexpr long long kTile = (long long)kHistThreads * kHistUnroll;
+    constexpr long long kTile = (long long)kHistThreads * Unroll;
     constexpr int kRoundTiles = kHistRoundElems / (kTile * kPer) > 0 ? int(kHistRoundElems / (kTile * kPer)) : 1;
     GP_DYNAMIC_SMEM(smem);
     unsigned *cnt = reinterpret_cast<unsigned *>(smem);
@@ -567,7 +547,7 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm) hist_sha
     };
 
     int tiles = 0;
-    deposit_tiles<T, Edges>(in, p, e, deposit, [&] {
+    deposit_tiles<T, Edges, Unroll>(in, p, e, deposit, [&] {
         if (++tiles == kRoundTiles) { /* block-uniform */
             flush();
             tiles = 0;
@@ -597,7 +577,7 @@ __global__ void __launch_bounds__(kHistThreads, 2) hist_global_kernel(const T *i
         if (b >= 0 && lane == __ffs(peers) - 1) atomicAdd(p.hist + b, (unsigned long long)__popc(peers));
     };
 
-    deposit_tiles<T, Edges>(in, p, e, deposit, [] {});
+    deposit_tiles<T, Edges, kHistUnroll>(in, p, e, deposit, [] {});
     if (blockIdx.x == 0 && threadIdx.x < 32) {
         const int b = lane < p.L.head + p.L.tail ? bin_of<T, Edges>(in[edge_index<T>(p.L, lane)], p, e) : -1;
         deposit(b);
@@ -706,6 +686,17 @@ struct hist_plan {
     long long min_block_elems;
 };
 
+/* The elements a block of the shared kernel should count: a tile of one
+ * load a thread (tile1) at least, enough for its flush's atomics
+ * (kHistMinElemsPerBin a bin), and 8 sqrt(n), so that the grid grows with
+ * n but each block's clear and flush are paid over more elements as it
+ * does (cuda_histogram.cuh). */
+long long shared_block_elems(int64_t n, int64_t bins, long long tile1)
+{
+    const long long root = (long long)sqrt((double)n);
+    return std::max({tile1, (long long)kHistMinElemsPerBin * bins, kHistBlockElemsPerRootN * root});
+}
+
 template <class T, bool Edges>
 gp_status plan_wide(gp_ctx *ctx, const gp_histogram_args *a, hist_plan *pl)
 {
@@ -720,15 +711,25 @@ gp_status plan_wide(gp_ctx *ctx, const gp_histogram_args *a, hist_plan *pl)
     /* Fewer elements than bins: clearing and flushing the block's copy would
      * cost more than the atomics it saves. */
     if (smem <= (size_t)optin && a->n >= a->bins) {
-        const bool match = (1 << cshift) < kHistMinColumnsUnmatched;
-        pl->kernel = match ? (const void *)hist_shared_kernel<T, Edges, true>
-                           : (const void *)hist_shared_kernel<T, Edges, false>;
-        pl->what = match ? "hist_shared_kernel<match>" : "hist_shared_kernel";
+        const long long elems = shared_block_elems(a->n, a->bins, kTileElems / kHistUnroll);
+        /* Blocks of fewer elements than a full tile load one vector a thread
+         * a tile, so that they spread over more blocks and SMs. */
+        const int wide = elems >= kTileElems;
+        const int match = (1 << cshift) < kHistMinColumnsUnmatched;
+        const void *kernels[2][2] = {
+            {(const void *)hist_shared_kernel<T, Edges, false, 1>,
+             (const void *)hist_shared_kernel<T, Edges, false, kHistUnroll>},
+            {(const void *)hist_shared_kernel<T, Edges, true, 1>,
+             (const void *)hist_shared_kernel<T, Edges, true, kHistUnroll>}};
+        const char *names[2][2] = {{"hist_shared_kernel<1>", "hist_shared_kernel"},
+                                   {"hist_shared_kernel<match, 1>", "hist_shared_kernel<match>"}};
+        pl->kernel = kernels[match][wide];
+        pl->what = names[match][wide];
         pl->smem = smem;
         pl->cshift = cshift;
         pl->with_cshift = true;
         pl->flushes = true;
-        pl->min_block_elems = std::max(kTileElems, (long long)kHistMinElemsPerBin * a->bins);
+        pl->min_block_elems = elems;
     } else {
         pl->kernel = (const void *)hist_global_kernel<T, Edges>;
         pl->what = "hist_global_kernel";

@@ -61,9 +61,18 @@ constexpr int kHistSmemTarget = 64 * 1024;
  * the group's size, so data that falls in one bin does not serialise. */
 constexpr int kHistMinColumnsUnmatched = 8;
 
-/* Each block should count at least this many elements per bin before its
- * flush (bins reads and atomics) is paid; smaller inputs get fewer blocks. */
-constexpr int kHistMinElemsPerBin = 16;
+/* The elements a block of the shared kernel counts (shared_block_elems):
+ * at least kHistMinElemsPerBin a bin, for its flush's atomics, and
+ * kHistBlockElemsPerRootN sqrt(n), so that small inputs spread over many
+ * blocks and large ones pay fewer clears and flushes; below a full tile a
+ * block loads one vector a thread a tile. H100, f32 into 1024 bins, the
+ * best of four fixed shapes at each size was 2048 elements a block up to
+ * 2^16, 4096 at 2^18, 8192 at 2^20, 16384 at 2^22 and the full grid from
+ * 2^24, which 8 sqrt(n) gives: 2^16 7.5 us where 16 a bin took 12.0
+ * with the same flush (docs/perf/histogram.md). Only 1024 bins were
+ * measured. */
+constexpr int kHistMinElemsPerBin = 2;
+constexpr long long kHistBlockElemsPerRootN = 8;
 
 /* Up to this many bins (non-accumulate mode) a block of the launch clears
  * the histogram, where a cudaMemsetAsync before it would be one more

@@ -689,16 +689,6 @@ constexpr unsigned kFilterDenseMaxTiles = 8;
 constexpr int kFilterRecordBytes = 54 << 10;
 static_assert(kFilterRecordBytes >= kSelectTileBytes, "a tile's survivors fit");
 
-/* 1: a histogram block's flush gathers 32 rows' totals into the lanes of
- * one warp and adds them with one atomic instruction (consecutive bins:
- * a request an L2 line); 0: one atomic a row, from its group's first
- * lane (cuda_histogram.cu, flush_rows). H100, histogram u8 256 bins, us:
- * 2^22 13.9 -> 9.7, 2^24 34.1 -> 16.2 (0.45x -> 0.96x CUB), 2^26 50.4 ->
- * 33.0 (1.19x), 2^28 112.3 -> 98.0 (docs/perf/histogram.md). */
-#ifndef GP_HIST_GATHERED_FLUSH
-#define GP_HIST_GATHERED_FLUSH 1
-#endif
-
 /* 1: a histogram of several blocks that does not accumulate is cleared by
  * the block that arrives first, in the launch (cuda_histogram.cu,
  * clear_hist); 0: by a cudaMemsetAsync before it, one more operation on
