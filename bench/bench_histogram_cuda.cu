@@ -6,6 +6,8 @@
  *                      (u8: 256 bins over [0, 256); u16: 1024 over [0, 65536);
  *                      f32, f64: 1024 over [0, 1)), uniform data
  *   histogram-one-bin  the same, every value in one bin (u8 17, u16 1700, floats 0.3)
+ *   histogram-16384    16384 bins over the same ranges, uniform data (floats: one
+ *                      shared counter a bin, the most bins a 64 KiB block holds)
  *   histogram-2^20     2^20 bins over the same ranges, uniform data
  *   histogram-edges    gp_histogram_edges     vs cub::DeviceHistogram::HistogramRange
  *                      (u8: 127 bins, u16: 1023, floats: 1024, evenly spaced edges)
@@ -21,7 +23,7 @@
 #include <stdio.h>
 #include <vector>
 
-enum hkind { HK_UNIFORM, HK_ONE_BIN, HK_MANY_BINS, HK_EDGES };
+enum hkind { HK_UNIFORM, HK_ONE_BIN, HK_WIDE_BINS, HK_MANY_BINS, HK_EDGES };
 
 /* ------------------------------------------------------------ the setups */
 
@@ -60,7 +62,10 @@ struct traits<double> {
 template <class T>
 static int64_t bins_of(hkind k)
 {
-    return k == HK_MANY_BINS ? INT64_C(1) << 20 : k == HK_EDGES ? traits<T>::edge_bins : traits<T>::bins;
+    return k == HK_MANY_BINS ? INT64_C(1) << 20
+           : k == HK_WIDE_BINS ? INT64_C(16384)
+           : k == HK_EDGES     ? traits<T>::edge_bins
+                               : traits<T>::bins;
 }
 
 /* Every element of every slice: `value`. */
@@ -293,6 +298,7 @@ static int histogram_measure(gpb_env *env, const gpb_spec *s, gpb_point *pt, hki
 
 static int measure_uniform(gpb_env *e, const gpb_spec *s, gpb_point *p) { return histogram_measure(e, s, p, HK_UNIFORM); }
 static int measure_one_bin(gpb_env *e, const gpb_spec *s, gpb_point *p) { return histogram_measure(e, s, p, HK_ONE_BIN); }
+static int measure_wide(gpb_env *e, const gpb_spec *s, gpb_point *p) { return histogram_measure(e, s, p, HK_WIDE_BINS); }
 static int measure_many(gpb_env *e, const gpb_spec *s, gpb_point *p) { return histogram_measure(e, s, p, HK_MANY_BINS); }
 static int measure_edges(gpb_env *e, const gpb_spec *s, gpb_point *p) { return histogram_measure(e, s, p, HK_EDGES); }
 
@@ -318,6 +324,7 @@ static void hist_bytes(const gpb_spec *s, double *rd, double *wr, int64_t bins)
 }
 static int64_t usual_bins(gp_dtype t) { return t == GP_DTYPE_U8 ? 256 : 1024; }
 static void bytes_usual(const gpb_spec *s, double *rd, double *wr) { hist_bytes(s, rd, wr, usual_bins(s->dtype)); }
+static void bytes_wide(const gpb_spec *s, double *rd, double *wr) { hist_bytes(s, rd, wr, 16384); }
 static void bytes_many(const gpb_spec *s, double *rd, double *wr) { hist_bytes(s, rd, wr, INT64_C(1) << 20); }
 static void bytes_edges(const gpb_spec *s, double *rd, double *wr)
 {
@@ -345,6 +352,11 @@ extern "C" const gpb_case gpb_histogram_one_bin_cuda = {
     "histogram-one-bin", GP_BACKEND_CUDA, "gpuprim", "cub", "read-ceiling",
     GPB_HIST_ABOUT "HistogramEven as `histogram`, every value in one bin (u8 17, u16 1700, floats 0.3)",
     30, {1.0, 0, 0, 0, 0}, histogram_applicable, bytes_usual, measure_one_bin, nullptr, "u8,f32", 1,
+};
+extern "C" const gpb_case gpb_histogram_wide_bins_cuda = {
+    "histogram-16384", GP_BACKEND_CUDA, "gpuprim", "cub", "read-ceiling",
+    GPB_HIST_ABOUT "HistogramEven, 16384 bins over the ranges of `histogram`, uniform data",
+    30, {1.0, 0, 0, 0, 0}, histogram_applicable, bytes_wide, measure_wide, nullptr, "u8,f32", 1,
 };
 extern "C" const gpb_case gpb_histogram_many_bins_cuda = {
     "histogram-2^20", GP_BACKEND_CUDA, "gpuprim", "cub", "read-ceiling",

@@ -11,8 +11,8 @@
 extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu;
 #ifdef GPUPRIM_BENCH_CUDA
 extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
-extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_many_bins_cuda,
-    gpb_histogram_edges_cuda;
+extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_wide_bins_cuda,
+    gpb_histogram_many_bins_cuda, gpb_histogram_edges_cuda;
 extern const gpb_case gpb_scan_cuda, gpb_select_cuda, gpb_select_if_cuda, gpb_partition_cuda,
     gpb_partition_if_cuda, gpb_filter_cuda, gpb_filter_ascending_cuda, gpb_filter_vs_cpu_cuda;
 #endif
@@ -27,6 +27,7 @@ static const gpb_case *const cases[] = {
     &gpb_count_cuda,
     &gpb_histogram_cuda,
     &gpb_histogram_one_bin_cuda,
+    &gpb_histogram_wide_bins_cuda,
     &gpb_histogram_many_bins_cuda,
     &gpb_histogram_edges_cuda,
     &gpb_scan_cuda,
@@ -66,9 +67,9 @@ static void usage(FILE *f)
 {
     fputs("usage: gpuprim bench CASE[,CASE...]|all [options]\n"
           "cases: reduce, transpose; on cuda also count, histogram, histogram-one-bin,\n"
-          "       histogram-2^20, histogram-edges, scan, select, select-if, partition,\n"
-          "       partition-if, filter, filter-ascending, filter-vs-cpu; all: every case\n"
-          "       of the backend\n"
+          "       histogram-16384, histogram-2^20, histogram-edges, scan, select,\n"
+          "       select-if, partition, partition-if, filter, filter-ascending,\n"
+          "       filter-vs-cpu; all: every case of the backend\n"
           "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
           "streaming-read ceiling over the same bytes, all in the same run. Several cases\n"
           "run one after the other in one process, each with its own default dtypes and\n"

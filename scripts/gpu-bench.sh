@@ -35,6 +35,7 @@ cases=(
   "count"
   "histogram"
   "histogram-one-bin"
+  "histogram-16384"
   "histogram-2^20"
   "histogram-edges"
 )
