@@ -2,9 +2,11 @@
  * CUDA counting and histograms.
  *
  * Count: a persistent grid reads 16-byte vectors, each thread counts in a
- * register, each block reduces its count, and the last block to finish
- * (a ticket in the context's control block) adds the blocks' partials and
- * writes the 64-bit count: one launch, no memset, no contended atomic.
+ * register, each block reduces its count, and the blocks combine theirs on
+ * a ticket in the context's control block (below 2^32 the counts ride on
+ * the ticket's word; past it the last block adds the blocks' partials) and
+ * the last one writes the 64-bit count: one launch, no memset, no
+ * contended atomic (cuda_block_count.cuh).
  *
  * Histograms, three kernels:
  * - 8-bit inputs (hist_bytes_kernel) count raw byte values, 256 rows of 32
