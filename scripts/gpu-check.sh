@@ -123,14 +123,15 @@ done
 # path: the look-back-warp kernels (scan and selection), and the staged scan
 # without them; every partition there that does not run in one pass is
 # counted first (GPUPRIM_PARTITION_COUNT_FIRST=1; by flags, with bits; by
-# default only large ones are).
+# default only large ones are). On one block, the quick suite's largest
+# 1-byte partitions also take the wider tiles (4 a block and more).
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
-  for run in test_scan-pipelined:1 test_select-pipelined:1 test_scan-persistent:0; do
-    name=${run%:*}
-    hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=5 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_COUNT_FIRST=1
-      GPUPRIM_LOOKBACK_WARPS=${run#*:})
-    step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick || san_ok=1
-    step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%-*}" --backend cuda --quick ||
+  for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1 test_scan-persistent:0:5; do
+    IFS=: read -r name warps blocks <<<"$run"
+    hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=$blocks GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_COUNT_FIRST=1
+      GPUPRIM_LOOKBACK_WARPS=$warps)
+    step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%%-*}" --backend cuda --quick || san_ok=1
+    step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%%-*}" --backend cuda --quick ||
       san_ok=1
   done
   # Reductions with every grid reading a segment a block (by default only

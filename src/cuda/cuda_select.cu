@@ -28,9 +28,11 @@
  * flags, writes the total and a bit an item, and the one launch after it
  * looks back as a selection's, with the total known, staging the bits
  * instead of the flags (9.25 n; select_params::counted_first). Its count
- * phase no longer holds every write back. A large partition_if is
- * counted first too, by gp_count_if's kernel: still 12 n, but no write
- * waits on a count phase.
+ * phase no longer holds every write back. So is one of 1-byte items from
+ * 2^24 (3.25 n against 4 n). A large partition_if is counted first too,
+ * by gp_count_if's kernel: still 12 n, but no write waits on a count
+ * phase. Partitions of 1-byte items counted first take the selections'
+ * wider tiles where those pay (GP_PARTITION_WIDER).
  * Where every tile of a resident grid has a stage of its own, a partition
  * runs in one pass instead and reads everything once (one_pass_partition,
  * below). The alternatives cost as much or more: rejected items staged in
@@ -1117,26 +1119,28 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
 }
 
 /* select_kernel_pipelined on a tier's tiles: fn is NULL where a wide tier
- * would repeat the one below it, and for partitions on wider tiles. */
+ * would repeat the one below it. A partition counted first stages bits by
+ * flags (the Bits kernels); wider tiles take partitions only counted first
+ * (GP_PARTITION_WIDER): those kernels have no count tasks. */
 lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, select_tier tier,
-                                                 bool bits)
+                                                 bool counted_first)
 {
     using lookback::persistent_kernel;
     return for_select_type<persistent_kernel>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
         using T = decltype(x);
         constexpr bool F = decltype(flags)::value;
-        auto of = [&](auto tier_c, auto part_c) -> persistent_kernel {
+        /* The kernel and its own shape. */
+        auto from = [](auto tier_c, auto part_c, auto bits_c) -> persistent_kernel {
             constexpr int W = decltype(tier_c)::value;
-            constexpr bool P = decltype(part_c)::value;
-            auto from = [&](auto bits_c) -> persistent_kernel { /* the kernel and its own shape */
-                constexpr bool B = decltype(bits_c)::value;
-                using shape = select_pipe_shape<T, F, W, B>;
-                return {(const void *)select_kernel_pipelined<T, F, P, W, B>, (unsigned)shape::kThreads,
-                        shape::kSharedBytes, (long long)shape::kTile};
-            };
-            if constexpr (P && F)
-                if (bits) return from(std::true_type{});
-            return from(std::false_type{});
+            constexpr bool P = decltype(part_c)::value, B = decltype(bits_c)::value;
+            using shape = select_pipe_shape<T, F, W, B>;
+            return {(const void *)select_kernel_pipelined<T, F, P, W, B>, (unsigned)shape::kThreads,
+                    shape::kSharedBytes, (long long)shape::kTile};
+        };
+        auto of = [&](auto tier_c, auto part_c) -> persistent_kernel {
+            if constexpr (decltype(part_c)::value && F)
+                if (counted_first) return from(tier_c, part_c, std::true_type{});
+            return from(tier_c, part_c, std::false_type{});
         };
         auto of_call = [&](auto tier_c) { /* the selection's or the partition's */
             return partition ? of(tier_c, std::true_type{}) : of(tier_c, std::false_type{});
@@ -1145,9 +1149,11 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
         if (tier == kWide) {
             if constexpr (select_wide_items(sizeof(T)) != select_items(sizeof(T)))
                 return of_call(std::integral_constant<int, kWide>{});
-        } else if (!partition) {
-            if constexpr (select_wider_items(sizeof(T)) != 0)
-                return of(std::integral_constant<int, kWider>{}, std::false_type{});
+        } else if constexpr (select_wider_items(sizeof(T)) != 0) {
+            constexpr std::integral_constant<int, kWider> wider{};
+            if (!partition) return from(wider, std::false_type{}, std::false_type{});
+            if (GP_PARTITION_WIDER && counted_first)
+                return from(wider, std::true_type{}, std::integral_constant<bool, F>{});
         }
         return persistent_kernel{NULL, 0, 0, 0};
     });
@@ -1167,10 +1173,11 @@ unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of
 
 /* Whether a persistent partition of n items of t is counted first: by
  * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
- * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1-byte items never); by
- * comparison, gp_count_if's kernel, then select_kernel_pipelined with the
- * total (GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES, or over half the L2 and
- * within it). And the workspace that takes after the arena, the larger of
+ * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1-byte items:
+ * _MIN_ITEMS_BYTE); by comparison, gp_count_if's kernel, then
+ * select_kernel_pipelined with the total
+ * (GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES, or over half the L2 and within
+ * it). And the workspace that takes after the arena, the larger of
  * the two where both apply: by flags, n rounded up to 128 items, a bit
  * each, then a partial count a block of flag_bits_kernel; by comparison,
  * count_kernel's partials. */
@@ -1184,7 +1191,7 @@ bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_fl
         const long long l2_items = st->l2_bytes / sz; /* sizes in items: n * sz may overflow */
         return (n <= l2_items && 2 * n > l2_items) || n >= GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES / sz;
     }
-    if (sz == 1) return false;
+    if (sz == 1) return GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE > 0 && n >= GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE;
     return n >= (sz == 2 ? GP_PARTITION_COUNT_FIRST_MIN_ITEMS_NARROW : GP_PARTITION_COUNT_FIRST_MIN_BYTES / sz);
 }
 unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
@@ -1287,15 +1294,15 @@ struct persistent_choice {
  * partition runs in one pass on narrow tiles where it can, and where its
  * narrow tiles outnumber the blocks, on wide ones where those come one a
  * block, where only they can, or for 8-byte items wherever they fit
- * (GP_PARTITION_WIDE_ONE_PASS, _MIN_ITEM_BYTES). Bits: a partition by
- * flags counted first. */
-persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool bits)
+ * (GP_PARTITION_WIDE_ONE_PASS, _MIN_ITEM_BYTES). counted_first: a
+ * partition counted first (by flags, the Bits kernels). */
+persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool counted_first)
 {
     using lookback::persistent_kernel;
     const bool by_flags = a->flags != NULL;
-    const persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, bits),
-                            wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, bits),
-                            wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, bits);
+    const persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, counted_first),
+                            wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, counted_first),
+                            wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, counted_first);
     auto resident_of = [ctx](const persistent_kernel &k) {
         return k.fn ? resident_blocks(ctx, k.fn, k.threads, k.smem) : 0u;
     };

@@ -156,6 +156,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     select_kernel_pipelined(const __grid_constant__ select_params p)
 {
     static_assert(!Bits || (ByFlags && Partition), "bits stand for a partition's flags, counted first");
+    /* The Bits kernels and partitions on wider tiles run only counted
+     * first (select_pipelined_for): they have no count uses. */
+    constexpr bool kCountedFirst = Partition && (Bits || Tier == kWider);
+    static_assert(!(Partition && Tier == kWider && ByFlags && !Bits), "wider partitions by flags stage bits");
     using shape = select_pipe_shape<T, ByFlags, Tier, Bits>;
     constexpr int Items = shape::kItems;
     constexpr int64_t kTile = shape::kTile;
@@ -173,10 +177,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * scan thread arrives); before_of the count before it (one lane).
      * A partition's count uses have barriers of their own. */
     __shared__ uint64_t full[kStages], counted[kStages], placed[kStages], counted_c[kStages], placed_c[kStages];
-    /* A partition's count uses. The Bits kernels, always counted first,
-     * have none: one slot is declared and never used (three, 768 bytes,
-     * would leave their int32 wide blocks at 2 an SM). */
-    __shared__ group_counts counts[Bits ? 1 : kStages];
+    /* A partition's count uses. Kernels always counted first have none:
+     * one slot is declared and never used (three, 768 bytes, would leave
+     * the Bits kernels' int32 wide blocks at 2 an SM). */
+    __shared__ group_counts counts[kCountedFirst ? 1 : kStages];
     /* By ticket, use u's tile, at u % kRing (thread 0 sets it as it stages
      * the use; past the last tile, p.tiles or more). Two rounds of stages: the
      * K uses after a block's last, which only its look-back warps read,
@@ -189,9 +193,9 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * tile. Other partitions: by count group, then the write uses wait on
      * the groups (cuda_select.cu, select_kernel). Counted first, the Bits
      * kernels stage bits for every whole tile, not flags (with_bits). */
-    const bool counted_first = Partition && (Bits || p.counted_first);
+    const bool counted_first = kCountedFirst || (Partition && p.counted_first);
     const bool one_pass = Partition && p.groups == 0 && !counted_first,
-               by_groups = Partition && !Bits && p.groups != 0;
+               by_groups = Partition && !kCountedFirst && p.groups != 0;
     constexpr bool with_bits = Bits; /* stages sized for bits: never flags */
     /* Counted first, tiles go by ticket as stages free up, not k, k + grid,
      * ...: a block waits only on tiles that running blocks hold, so the
@@ -249,7 +253,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
 
     if (warp >= kSelectWarps) { /* -------------------------- a look-back warp */
         const lookback::arena &ar = p.arena;
-        if constexpr (Partition && !Bits)
+        if constexpr (Partition && !kCountedFirst)
             for (unsigned i = warp - kSelectWarps; i < count_use_total; i += K) {
                 const int s = (int)(i % kStages);
                 stage::wait(&counted_c[s], (i / kStages) & 1u);
@@ -366,7 +370,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         stage::prime(primed, stage_use);
         if (by_ticket) plan_draw((unsigned long long)t.index + primed < p.tiles);
     }
-    if constexpr (Partition && !Bits) {
+    if constexpr (Partition && !kCountedFirst) {
         if (p.group == 1) count_uses<T, ByFlags, 1, Items>(p, t, counts, counted_c, placed_c);
         else count_uses<T, ByFlags, kPartitionGroup, Items>(p, t, counts, counted_c, placed_c);
     }

@@ -495,8 +495,9 @@ __host__ __device__ constexpr long long select_wide_tile(int item_bytes)
 {
     return (long long)kSelectThreads * select_wide_items(item_bytes);
 }
-/* Wider tiles still for 1-byte selections (not partitions), taken over the
- * wide ones where the device's blocks get kWideMinTilesPerBlock of them:
+/* Wider tiles still for 1-byte selections (and partitions counted first,
+ * GP_PARTITION_WIDER), taken over the wide ones where the device's blocks
+ * get kWideMinTilesPerBlock of them:
  * 64 items a thread, 16 KiB of u8; held packed (GP_SELECT_PACKED_BYTES),
  * 59 registers and 3 blocks an SM by comparison, 2 by flags (their
  * stages; held an item a register they took 95). H100, against the wide
@@ -620,7 +621,7 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
  * (6291456) 28.9-29.5 / 35.6-35.9 (1.09x / 0.92x CUB), int64 at 32 MiB
  * 32.8-33.5 / 33.4-34.5, and never slower at 16-48 MiB; u16 2^24 50.0 /
  * 51.0, 2^25 83.5 / 88.0, but at 24 MiB 38.2-38.6 / 37.0-37.8; u8 lost 1-5%
- * from 2^24. */
+ * from 2^24 on wide tiles (1-byte items: GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE). */
 #ifndef GP_PARTITION_COUNT_FIRST_MIN_BYTES
 #define GP_PARTITION_COUNT_FIRST_MIN_BYTES (16ll << 20)
 #endif
@@ -648,6 +649,25 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #endif
 #ifndef GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW
 #define GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW (1ll << 23)
+#endif
+/* 1: partitions of 1-byte items counted first take the wider tiles where
+ * selections would (64 items a thread, held packed); 0: wide at most.
+ * Those kernels have no count tasks, so only partitions counted first run
+ * them. H100, bench partition-if, us, wider against wide (docs/perf/scan.md,
+ * round 50): u8 2^25 61.8 -> 58.0, 2^26 113.3 -> 104.4, 2^28 420.2 ->
+ * 378.2; i8 2^26 110.3 -> 98.5, 2^28 406.4 -> 354.1; 2^22-2^24 alike (wide
+ * tiles there). */
+#ifndef GP_PARTITION_WIDER
+#define GP_PARTITION_WIDER 1
+#endif
+/* A persistent partition by flags of 1-byte items, at least this many of
+ * them, is counted first (flag_bits_kernel, then the Bits kernel, on
+ * wider tiles where they pay); 0: never. H100, bench partition u8, us,
+ * counted first against the count tasks inside (round 50): 2^23 19.3 /
+ * 19.5, 2^24 33.5 / 35.0, 2^25 52.3 / 58.1, 2^26 92.4 / 107.1, 2^28 341.7 /
+ * 389.5 (i8 alike). */
+#ifndef GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE
+#define GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE (1ll << 24)
 #endif
 
 /* 1024 threads per SM (64 registers), 8-byte items too since they take 8

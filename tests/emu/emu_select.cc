@@ -22,11 +22,26 @@ static bool wide_partition_kernel(const void *fn)
     return false;
 }
 
+/* The blocks of partitions on wider tiles (counted first): by comparison,
+ * by flags. */
+std::atomic<long> emu_wider_partition_blocks[2];
+
+/* 0 or 1 (by flags) for a wider partition kernel, else -1. */
+static int wider_partition_kernel(const void *fn)
+{
+    for (gp_dtype t : {GP_DTYPE_I8, GP_DTYPE_U8})
+        for (bool by_flags : {false, true})
+            if (gp_cuda::select_pipelined_for(t, by_flags, true, gp_cuda::kWider, true).fn == fn) return by_flags;
+    return -1;
+}
+
 static void select_thunk(const void *fn, const void *params)
 {
     const auto &p = *static_cast<const gp_cuda::select_params *>(params);
     if (gp_emu::thread_x() == 0 && p.groups == 0 && !p.counted_first && wide_partition_kernel(fn))
         emu_wide_one_pass_blocks++;
+    const int wider = gp_emu::thread_x() == 0 ? wider_partition_kernel(fn) : -1;
+    if (wider >= 0) emu_wider_partition_blocks[wider]++;
     gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
 }
 

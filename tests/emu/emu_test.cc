@@ -71,6 +71,7 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 long emu_check_compares(uint64_t seed); /* emu_select.cc */
 extern long emu_counted_first_by_comparison; /* emu_select.cc: the partitions by comparison counted first */
 extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of one-pass partitions on wide tiles */
+extern std::atomic<long> emu_wider_partition_blocks[2]; /* emu_select.cc: blocks of partitions on wider tiles, by comparison and by flags */
 
 static long passed, failed;
 static uint64_t seed = 1;
@@ -334,7 +335,7 @@ int main(int argc, char **argv)
     /* 1- and 2-byte scans kept packed take wide tiles of 4 and 2 x scan_wide_T items. */
     const int64_t packed_wide_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(1);
     const int64_t packed_half_T = (int64_t)gp_cuda::kScanThreads * gp_cuda::scan_wide_items(2);
-    /* Wider tiles: 1-byte selections (not partitions). */
+    /* Wider tiles: 1-byte selections, and partitions counted first. */
     const int64_t select_wider_T = gp_cuda::select_wider_tile(1);
     /* Scans: narrow, wide, packed wide. Selections: narrow, wide by item
      * size (four), wider. kPerTile sizes each. */
@@ -348,7 +349,7 @@ int main(int argc, char **argv)
                                              select_wide_Ts[3], select_wider_T};
     for (int b = 0; b < kSelectTiles; b++) sizes_for(select_Ts[b], select_sizes + kPerTile * b);
     printf("tiles: %lld, wide %lld (scan), %lld/%lld/%lld/%lld (select, 1/2/4/8-byte items), wider %lld (1-byte "
-           "selections); look-back window %lld tiles\n",
+           "selections, partitions counted first); look-back window %lld tiles\n",
            (long long)T, (long long)scan_wide_T, (long long)select_wide_Ts[0], (long long)select_wide_Ts[1],
            (long long)select_wide_Ts[2], (long long)select_wide_Ts[3], (long long)select_wider_T, (long long)W);
     const int nsizes = quick ? 5 : medium ? 8 : kPerTile, first = big ? kPerTile - 1 : 0;
@@ -401,8 +402,7 @@ int main(int argc, char **argv)
         for (int si = first; si < nsizes; si++) {
             for (int kind = 0; kind < 6; kind++) {
                 if (set >= 1 && kind >= K_FILTER) continue; /* the filter has no wide tiles */
-                if (set == 2 && (!select_wider_T || gpt_size(t) != 1 || (kind != K_SEL_FLAGS && kind != K_SEL_IF)))
-                    continue;
+                if (set == 2 && (!select_wider_T || gpt_size(t) != 1 || kind >= K_FILTER)) continue;
                 const int slot = size_slot(gpt_size(t));
                 const int tile_set = set == 2 ? kSelectWider : set ? kSelectWide + slot : kSelectNarrow;
                 const int64_t n = select_sizes[kPerTile * tile_set + si], tile = select_Ts[tile_set];
@@ -435,6 +435,15 @@ int main(int argc, char **argv)
      * such. */
     if (medium) report(emu_wide_one_pass_blocks > 0, "some partitions ran in one pass on wide tiles");
     printf("blocks of one-pass partitions on wide tiles: %ld\n", emu_wide_one_pass_blocks.load());
+    /* Partitions counted first on wider tiles: --medium's and --big's
+     * largest 1-byte ones, on two blocks (make_ctx counts every other
+     * one first, by flags too). */
+    if ((medium || big) && GP_PARTITION_WIDER && select_wider_T) {
+        report(emu_wider_partition_blocks[0] > 0, "some partitions by comparison ran on wider tiles");
+        report(emu_wider_partition_blocks[1] > 0, "some partitions by flags ran on wider tiles");
+    }
+    printf("blocks of partitions on wider tiles: %ld by comparison, %ld by flags\n",
+           emu_wider_partition_blocks[0].load(), emu_wider_partition_blocks[1].load());
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
            gp_emu::windows.load(), gp_emu::windows_past_lane0.load(), gp_emu::windows_without_stop.load());
     printf("all: %ld passed, %ld failed (look-back pool: %llu slots)\n", passed, failed, g_state.lookback_slots);
