@@ -32,7 +32,9 @@
  * 2^24 (3.25 n against 4 n). A large partition_if is counted first too,
  * by gp_count_if's kernel: still 12 n, but no write waits on a count
  * phase. Partitions of 1-byte items counted first take the selections'
- * wider tiles where those pay (GP_PARTITION_WIDER).
+ * wider tiles where those pay (GP_PARTITION_WIDER); by comparison they
+ * are counted by compare_bits_kernel, which leaves bits as
+ * flag_bits_kernel does, and run as partitions by flags (GP_PARTITION_IF_BITS).
  * Where every tile of a resident grid has a stage of its own, a partition
  * runs in one pass instead and reads everything once (one_pass_partition,
  * below). The alternatives cost as much or more: rejected items staged in
@@ -182,9 +184,10 @@ struct select_params {
     int aligned; /* in 16-byte aligned, flags V-byte aligned */
     lookback::arena arena;
     /* A partition counted first (below): the total is already in *count,
-     * and the tiles look back as a selection's. By flags, also the bits
-     * flag_bits_kernel left (bit i of the tile's words for item i), which
-     * the Bits kernels stage instead of the flags; NULL: none. Last, so
+     * and the tiles look back as a selection's. By flags (and by comparison
+     * of 1-byte items), also the bits flag_bits_kernel (compare_bits_kernel)
+     * left (bit i of the tile's words for item i), which the Bits kernels
+     * stage instead of the flags; NULL: none. Last, so
      * that the other fields keep their places and the other kernels their
      * code. */
     uint32_t *bits;
@@ -284,12 +287,18 @@ struct swar_range {
     uint32_t lo, hi, flip;
 };
 template <class T>
-__device__ __forceinline__ swar_range swar_range_of(const select_params &p)
+__device__ __forceinline__ swar_range swar_range_of(unsigned long long lo_bits, unsigned long long hi_bits,
+                                                    bool negate)
 {
     using W = swar_lanes<(int)sizeof(T)>;
     const uint32_t bias = std::is_signed<T>::value ? W::H : 0u;
-    return {((uint32_t)p.lo_bits & W::kLaneMask) * W::kSplat ^ bias,
-            ((uint32_t)p.hi_bits & W::kLaneMask) * W::kSplat ^ bias, p.negate ? W::H : 0u};
+    return {((uint32_t)lo_bits & W::kLaneMask) * W::kSplat ^ bias, ((uint32_t)hi_bits & W::kLaneMask) * W::kSplat ^ bias,
+            negate ? W::H : 0u};
+}
+template <class T>
+__device__ __forceinline__ swar_range swar_range_of(const select_params &p)
+{
+    return swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
 }
 
 /* Bit e: whether item e of a 16-byte row of 1- or 2-byte items is kept. */
@@ -322,6 +331,13 @@ __device__ __forceinline__ void swar_compare_masks(const select_params &p, const
         mask[r] = swar_row_mask<T>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
 }
 
+/* Bits at..at + left - 1 of a partition's bits (bit i of word i / 32 for
+ * item i), at a multiple of left's row width: they share a word. */
+__device__ __forceinline__ unsigned bits_mask(const uint32_t *bits, int64_t at, int left)
+{
+    return left <= 0 ? 0u : bits[at / 32] >> (at % 32) & (left >= 32 ? ~0u : (1u << left) - 1u);
+}
+
 /*
  * A thread's rows from loading to compaction: an item a register, x[R][V];
  * or (Packed, 1-byte items) as loaded, a 16-byte word a row, each item
@@ -337,13 +353,23 @@ struct held_rows {
     __device__ __forceinline__ T item(int r, int e) const { return x[r][e]; }
     __device__ __forceinline__ void load_shared(const T *seg) { tile::load_rows_shared<T, T, T, Items>(seg, x); }
     /* Loads from global memory, `valid` of the segment's items existing,
-     * and gives their kept masks. */
-    template <bool ByFlags>
+     * and gives their kept masks (FromBits: from p.bits). */
+    template <bool ByFlags, bool FromBits = false>
     __device__ __forceinline__ void load_global(const select_params &p, int64_t seg_base, int64_t valid,
                                                 unsigned (&mask)[L::R])
     {
         tile::load_rows<T, T, T, Items>(static_cast<const T *>(p.in) + seg_base, valid, p.aligned, T(0), x);
-        kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
+        if constexpr (FromBits) {
+            const int lane = threadIdx.x % kWarp;
+#pragma unroll
+            for (int r = 0; r < L::R; r++) {
+                const int at = L::index(r, lane, 0);
+                const int64_t left = valid - at;
+                mask[r] = bits_mask(p.bits, seg_base + at, left > L::V ? L::V : (int)left);
+            }
+        } else {
+            kept_masks<T, ByFlags, Items>(p, seg_base, valid, x, mask);
+        }
     }
 };
 
@@ -366,7 +392,7 @@ struct held_rows<T, Items, true> {
     /* The one partial tile, a row at a time (64 items unpacked at once
      * would set the kernel's register count); missing items read as 0 and
      * are never kept. */
-    template <bool ByFlags>
+    template <bool ByFlags, bool FromBits = false>
     __device__ __forceinline__ void load_global(const select_params &p, int64_t seg_base, int64_t valid,
                                                 unsigned (&mask)[L::R])
     {
@@ -385,7 +411,8 @@ struct held_rows<T, Items, true> {
                 for (int e = 0; e < L::V; e++) v.e[e] = e < left_here ? seg[at + e] : T(0);
                 w[r] = v.u;
             }
-            if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
+            if constexpr (FromBits) mask[r] = bits_mask(p.bits, seg_base + at, left_here);
+            else if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
             else mask[r] = swar_row_mask<T>(w[r], swar_range_of<T>(p)) & ((1u << left_here) - 1u);
         }
     }
@@ -622,11 +649,12 @@ namespace {
 /*
  * A partition by flags, counted first (select_params::counted_first): counts
  * the nonzero flags into *count and leaves a bit an item in `bits` (bit j
- * of word w for item 32 w + j; whole words only: the last n % 32 items are
- * counted but get no bits, and only whole tiles read bits), so that the
- * partition's kernel stages an eighth of the flags' bytes and knows the
+ * of word w for item 32 w + j; the last word's bits past n are 0), so that
+ * the partition's kernel stages an eighth of the flags' bytes and knows the
  * total from its start. The blocks' counts are combined as count_kernel's
  * are (finish_block_count), on the same ticket. flags 16-byte aligned.
+ * compare_bits_kernel does the same for a partition of 1-byte items by
+ * comparison (GP_PARTITION_IF_BITS), which then runs the Bits kernels too.
  */
 constexpr int kFlagBitsThreads = 256;
 constexpr int kFlagBitsBlocksPerSm = 4; /* 4 x 256 threads x 64 bytes: 64 KiB of loads in flight an SM */
@@ -639,49 +667,96 @@ struct flag_bits_params {
     unsigned *ticket;             /* 0 between launches */
     int64_t *count;
 };
+struct compare_bits_params {
+    flag_bits_params b; /* b.flags: the items */
+    unsigned long long lo_bits, hi_bits;
+    int negate; /* as select_params' */
+};
 
-#ifndef GP_CUDA_EMULATE
-__device__ __forceinline__ uint32_t flag_word(const uint4 *f, int64_t w)
+/* Whether item i is kept, for the last n % 32 items. */
+__device__ __forceinline__ bool flag_kept(const flag_bits_params &p, int64_t i) { return p.flags[i] != 0; }
+template <class T>
+__device__ __forceinline__ bool compare_kept(const compare_bits_params &p, int64_t i)
 {
-    return nonzero_bits(load_stream<0>(f + 2 * w)) | nonzero_bits(load_stream<0>(f + 2 * w + 1)) << 16;
+    const uint4 one = make_uint4((uint32_t)p.b.flags[i], 0u, 0u, 0u);
+    return swar_row_mask<T>(one, swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0)) & 1u;
 }
 
-__global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __grid_constant__ flag_bits_params p)
+#ifndef GP_CUDA_EMULATE
+/* Both kernels' body: word(w) gives the bits of items 32 w to 32 w + 31,
+ * kept(i) one of the last n % 32. */
+template <class Word, class Kept>
+__device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word word, Kept kept)
 {
     if (GP_COUNT_FIRST_OVERLAP) grid_dependency::let_dependents_start(); /* the partition's grid may start */
     const int64_t words = p.n / 32, stride = (int64_t)gridDim.x * kFlagBitsThreads;
-    const uint4 *f = reinterpret_cast<const uint4 *>(p.flags);
     unsigned long long c = 0;
     int64_t w = (int64_t)blockIdx.x * kFlagBitsThreads + threadIdx.x;
     for (; w + stride < words; w += 2 * stride) { /* two words a round: four 16-byte loads in flight */
-        const uint32_t m0 = flag_word(f, w), m1 = flag_word(f, w + stride);
+        const uint32_t m0 = word(w), m1 = word(w + stride);
         p.bits[w] = m0;
         p.bits[w + stride] = m1;
         c += (unsigned)(__popc(m0) + __popc(m1));
     }
     if (w < words) {
-        const uint32_t m = flag_word(f, w);
+        const uint32_t m = word(w);
         p.bits[w] = m;
         c += (unsigned)__popc(m);
     }
-    if (blockIdx.x == 0 && (int64_t)threadIdx.x < p.n - 32 * words) c += p.flags[32 * words + threadIdx.x] != 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0 && p.n % 32 != 0) { /* the partial tile reads these bits too */
+        uint32_t m = 0;
+        for (int j = 0; j < (int)(p.n % 32); j++) m |= (uint32_t)kept(32 * words + j) << j;
+        p.bits[words] = m;
+        c += (unsigned)__popc(m);
+    }
     finish_block_count<kFlagBitsThreads>(c, p.partials, p.ticket, p.count, p.n < (1LL << 32));
 }
+
+__global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __grid_constant__ flag_bits_params p)
+{
+    const uint4 *f = reinterpret_cast<const uint4 *>(p.flags);
+    bits_and_count(
+        p, [f](int64_t w) { return nonzero_bits(load_stream<0>(f + 2 * w)) | nonzero_bits(load_stream<0>(f + 2 * w + 1)) << 16; },
+        [&p](int64_t i) { return flag_kept(p, i); });
+}
+
+template <class T>
+__global__ void __launch_bounds__(kFlagBitsThreads) compare_bits_kernel(const __grid_constant__ compare_bits_params p)
+{
+    static_assert(sizeof(T) == 1, "16 items a 16-byte load");
+    const uint4 *x = reinterpret_cast<const uint4 *>(p.b.flags);
+    const swar_range c = swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
+    bits_and_count(
+        p.b,
+        [x, c](int64_t w) {
+            return swar_row_mask<T>(load_stream<0>(x + 2 * w), c) | swar_row_mask<T>(load_stream<0>(x + 2 * w + 1), c) << 16;
+        },
+        [&p](int64_t i) { return compare_kept<T>(p, i); });
+}
 #else
-/* The CPU emulation (tests/emu) checks the partition's kernel, not this
- * one: one thread writes what it would, serially (grid 1, flag_bits_grid). */
-void flag_bits_kernel(const flag_bits_params p)
+/* The CPU emulation (tests/emu) checks the partition's kernel, not these:
+ * one thread writes what they would, serially (grid 1, flag_bits_grid). */
+template <class Kept>
+void bits_and_count(const flag_bits_params &p, Kept kept)
 {
     if (threadIdx.x != 0) return;
     int64_t c = 0;
     for (int64_t i = 0; i < p.n; i++) {
-        c += p.flags[i] != 0;
-        if (i / 32 < p.n / 32) {
-            if (i % 32 == 0) p.bits[i / 32] = 0;
-            p.bits[i / 32] |= (uint32_t)(p.flags[i] != 0) << (i % 32);
-        }
+        const bool k = kept(i);
+        c += k;
+        if (i % 32 == 0) p.bits[i / 32] = 0;
+        p.bits[i / 32] |= (uint32_t)k << (i % 32);
     }
     *p.count = c;
+}
+void flag_bits_kernel(const flag_bits_params p)
+{
+    bits_and_count(p, [&p](int64_t i) { return flag_kept(p, i); });
+}
+template <class T>
+void compare_bits_kernel(const compare_bits_params p)
+{
+    bits_and_count(p.b, [&p](int64_t i) { return compare_kept<T>(p, i); });
 }
 #endif
 
@@ -1152,8 +1227,11 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
         } else if constexpr (select_wider_items(sizeof(T)) != 0) {
             constexpr std::integral_constant<int, kWider> wider{};
             if (!partition) return from(wider, std::false_type{}, std::false_type{});
-            if (GP_PARTITION_WIDER && counted_first)
-                return from(wider, std::true_type{}, std::integral_constant<bool, F>{});
+            /* By comparison with bits (GP_PARTITION_IF_BITS), the caller
+             * asks for the kernels by flags. */
+            if constexpr (F || !GP_PARTITION_IF_BITS)
+                if (GP_PARTITION_WIDER && counted_first)
+                    return from(wider, std::true_type{}, std::integral_constant<bool, F>{});
         }
         return persistent_kernel{NULL, 0, 0, 0};
     });
@@ -1206,12 +1284,16 @@ unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
 /* flag_bits_kernel's bits: n rounded up to 128 items, a bit each; its
  * partial counts follow them. */
 size_t flag_bits_bytes(int64_t n) { return (size_t)((n + 127) / 128) * 16; }
+/* Whether a partition of t by comparison counted first takes bits from
+ * compare_bits_kernel (and then the Bits kernels) rather than a count
+ * from gp_count_if's kernel. */
+bool compare_bits_for(gp_dtype t) { return GP_PARTITION_IF_BITS && gp_dtype_size(t) == 1; }
 size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     size_t bytes = 0;
-    if (partition_counts_first(ctx, t, n, true))
+    if (partition_counts_first(ctx, t, n, true) || (compare_bits_for(t) && partition_counts_first(ctx, t, n, false)))
         bytes = flag_bits_bytes(n) + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long);
-    if (partition_counts_first(ctx, t, n, false)) {
+    if (partition_counts_first(ctx, t, n, false) && !compare_bits_for(t)) {
         gp_count_args c;
         memset(&c, 0, sizeof c);
         c.t = t, c.n = n;
@@ -1235,21 +1317,31 @@ bool count_first_by_ticket(const gp_ctx *ctx, const gp_select_args *a)
 /* A partition counted first (partition_counts_first): the total goes to
  * *a->count in a launch before the partition's, whose tiles then look back
  * as a selection's do. By flags, flag_bits_kernel also leaves the bits the
- * Bits kernels stage; by comparison, gp_count_if's kernel counts. `after`
+ * Bits kernels stage; so does compare_bits_kernel by comparison of 1-byte
+ * items (compare_bits_for); otherwise gp_count_if's kernel counts. `after`
  * is the workspace after the arena (counted_first_bytes of it). */
 gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, select_params &p)
 {
-    if (a->flags) {
-        flag_bits_params f;
-        f.flags = a->flags;
+    if (a->flags || compare_bits_for(a->t)) {
+        compare_bits_params c;
+        flag_bits_params &f = c.b;
+        f.flags = a->flags ? a->flags : static_cast<const uint8_t *>(a->in);
         f.n = a->n;
         f.bits = reinterpret_cast<uint32_t *>(after);
         f.partials = reinterpret_cast<unsigned long long *>(after + flag_bits_bytes(a->n));
         f.ticket = state(ctx)->reduce_counter;
         f.count = a->count;
-        void *fargs[] = {&f};
-        GP_CUDA_LAUNCH(ctx, flag_bits_kernel, "flag_bits_kernel", flag_bits_grid(ctx, a->n),
-                       (unsigned)kFlagBitsThreads, fargs);
+        c.lo_bits = p.lo_bits, c.hi_bits = p.hi_bits, c.negate = p.negate;
+        const unsigned grid = flag_bits_grid(ctx, a->n);
+        if (a->flags) {
+            void *fargs[] = {&f};
+            GP_CUDA_LAUNCH(ctx, flag_bits_kernel, "flag_bits_kernel", grid, (unsigned)kFlagBitsThreads, fargs);
+        } else {
+            void *cargs[] = {&c};
+            const void *fn = a->t == GP_DTYPE_I8 ? (const void *)compare_bits_kernel<int8_t>
+                                                 : (const void *)compare_bits_kernel<uint8_t>;
+            GP_CUDA_LAUNCH(ctx, fn, "compare_bits_kernel", grid, (unsigned)kFlagBitsThreads, cargs);
+        }
         p.bits = f.bits;
     } else {
         gp_count_args c;
@@ -1299,7 +1391,8 @@ struct persistent_choice {
 persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool counted_first)
 {
     using lookback::persistent_kernel;
-    const bool by_flags = a->flags != NULL;
+    /* Counted first with bits, a partition by comparison runs the Bits kernels. */
+    const bool by_flags = a->flags != NULL || (a->partition && counted_first && compare_bits_for(a->t));
     const persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, counted_first),
                             wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, counted_first),
                             wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, counted_first);

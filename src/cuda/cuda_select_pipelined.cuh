@@ -37,10 +37,11 @@
  * their tile and the total from the last group's status, with no
  * look-back, and write the kept run and the rejected run. Counted first
  * (select_params::counted_first: large partitions), a kernel launched
- * before this one has written the total to *count (by flags, and a bit an
- * item to p.bits); every use then looks back as a selection's does, writes
- * both runs K uses later, and (the Bits kernels) stages the bits instead
- * of the flags, an eighth of the bytes.
+ * before this one has written the total to *count (by flags, and by
+ * comparison of 1-byte items, a bit an item to p.bits); every use then
+ * looks back as a selection's does, writes both runs K uses later, and
+ * (the Bits kernels) stages the bits instead of the flags, an eighth of
+ * the bytes. The one partial tile takes its masks from the bits too.
  *
  * Progress: as scan_kernel_pipelined (every block resident, tiles in order).
  * A count use waits only on earlier groups, and write uses only on count
@@ -453,7 +454,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                 kept_masks<T, false, Items>(p, seg_base, L::kWarpItems, h.x, mask);
             }
         } else {
-            h.template load_global<ByFlags>(p, seg_base, valid, mask);
+            h.template load_global<ByFlags, with_bits>(p, seg_base, valid, mask);
         }
         unsigned row_base[L::R];
         const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);

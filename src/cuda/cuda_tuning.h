@@ -651,7 +651,9 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #define GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW (1ll << 23)
 #endif
 /* 1: partitions of 1-byte items counted first take the wider tiles where
- * selections would (64 items a thread, held packed); 0: wide at most.
+ * selections would (64 items a thread, held packed); 0: wide at most. By
+ * comparison they run the Bits kernels (GP_PARTITION_IF_BITS), so a wider
+ * kernel that compares exists only where that is 0.
  * Those kernels have no count tasks, so only partitions counted first run
  * them. H100, bench partition-if, us, wider against wide (docs/perf/scan.md,
  * round 50): u8 2^25 61.8 -> 58.0, 2^26 113.3 -> 104.4, 2^28 420.2 ->
@@ -659,6 +661,18 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
  * tiles there). */
 #ifndef GP_PARTITION_WIDER
 #define GP_PARTITION_WIDER 1
+#endif
+/* 1: a partition of 1-byte items by comparison, counted first, takes its
+ * count and a bit an item from compare_bits_kernel and then runs the Bits
+ * kernels of a partition by flags (no comparison in the partition's
+ * kernel); 0: gp_count_if's kernel counts, and the partition compares.
+ * H100, bench partition-if, us, 1 against 0 (docs/perf/scan.md, round
+ * 51): u8 2^24 36.9 -> 34.9, 2^25 58.3 -> 56.3, 2^26 104.8 -> 100.2, 2^28
+ * 380.0 -> 366.9; i8 2^26 99.4 -> 93.2, 2^28 354.4 -> 342.8; 2^22-2^23
+ * alike. Taking tiles by ticket after it (GP_COUNT_FIRST_OVERLAP) lost 4-7%
+ * at 2^24 and gained 1% at 2^26 (H200), so it does not. */
+#ifndef GP_PARTITION_IF_BITS
+#define GP_PARTITION_IF_BITS 1
 #endif
 /* A persistent partition by flags of 1-byte items, at least this many of
  * them, is counted first (flag_bits_kernel, then the Bits kernel, on

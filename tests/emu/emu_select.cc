@@ -45,9 +45,19 @@ static void select_thunk(const void *fn, const void *params)
     gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
 }
 
+/* The partitions by comparison counted with bits (compare_bits_kernel). */
+std::atomic<long> emu_compare_bits_calls{0};
+
+static void compare_bits_thunk(const void *fn, const void *params)
+{
+    if (gp_emu::thread_x() == 0) emu_compare_bits_calls++;
+    gp_emu::call_kernel<gp_cuda::compare_bits_params>(fn, params);
+}
+
 static const int registered = (gp_emu::register_thunk("select_kernel", select_thunk),
                                gp_emu::register_thunk("filter_kernel", gp_emu::call_kernel<gp_cuda::filter_params>),
-                               gp_emu::register_thunk("flag_bits_kernel", gp_emu::call_kernel<gp_cuda::flag_bits_params>), 0);
+                               gp_emu::register_thunk("flag_bits_kernel", gp_emu::call_kernel<gp_cuda::flag_bits_params>),
+                               gp_emu::register_thunk("compare_bits_kernel", compare_bits_thunk), 0);
 
 /*
  * The comparisons of select-if against C's own operators: set_range's

@@ -72,6 +72,7 @@ long emu_check_compares(uint64_t seed); /* emu_select.cc */
 extern long emu_counted_first_by_comparison; /* emu_select.cc: the partitions by comparison counted first */
 extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of one-pass partitions on wide tiles */
 extern std::atomic<long> emu_wider_partition_blocks[2]; /* emu_select.cc: blocks of partitions on wider tiles, by comparison and by flags */
+extern std::atomic<long> emu_compare_bits_calls; /* emu_select.cc: partitions by comparison counted with bits */
 
 static long passed, failed;
 static uint64_t seed = 1;
@@ -437,13 +438,17 @@ int main(int argc, char **argv)
     printf("blocks of one-pass partitions on wide tiles: %ld\n", emu_wide_one_pass_blocks.load());
     /* Partitions counted first on wider tiles: --medium's and --big's
      * largest 1-byte ones, on two blocks (make_ctx counts every other
-     * one first, by flags too). */
+     * one first, by flags too). By comparison they run the Bits kernels
+     * of a partition by flags where compare_bits_kernel counts them. */
     if ((medium || big) && GP_PARTITION_WIDER && select_wider_T) {
-        report(emu_wider_partition_blocks[0] > 0, "some partitions by comparison ran on wider tiles");
+        report(emu_wider_partition_blocks[GP_PARTITION_IF_BITS ? 1 : 0] > 0,
+               "some partitions by comparison ran on wider tiles");
         report(emu_wider_partition_blocks[1] > 0, "some partitions by flags ran on wider tiles");
     }
-    printf("blocks of partitions on wider tiles: %ld by comparison, %ld by flags\n",
-           emu_wider_partition_blocks[0].load(), emu_wider_partition_blocks[1].load());
+    if (!quick && GP_PARTITION_IF_BITS) report(emu_compare_bits_calls > 0, "some partitions by comparison were counted with bits");
+    printf("blocks of partitions on wider tiles: %ld by comparison, %ld by flags (or with bits); partitions by "
+           "comparison counted with bits: %ld\n",
+           emu_wider_partition_blocks[0].load(), emu_wider_partition_blocks[1].load(), emu_compare_bits_calls.load());
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
            gp_emu::windows.load(), gp_emu::windows_past_lane0.load(), gp_emu::windows_without_stop.load());
     printf("all: %ld passed, %ld failed (look-back pool: %llu slots)\n", passed, failed, g_state.lookback_slots);
