@@ -1252,12 +1252,13 @@ unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of
 /* Whether a persistent partition of n items of t is counted first: by
  * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
  * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1-byte items:
- * _MIN_ITEMS_BYTE); by comparison, gp_count_if's kernel, then
+ * _MIN_ITEMS_BYTE); by comparison, gp_count_if's kernel (1-byte items:
+ * compare_bits_kernel, then the Bits kernels), then
  * select_kernel_pipelined with the total
  * (GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES, or over half the L2 and within
  * it). And the workspace that takes after the arena, the larger of
- * the two where both apply: by flags, n rounded up to 128 items, a bit
- * each, then a partial count a block of flag_bits_kernel; by comparison,
+ * the two where both apply: with bits, n rounded up to 128 items, a bit
+ * each, then a partial count a block of flag_bits_kernel's grid; otherwise
  * count_kernel's partials. */
 bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_flags)
 {
