@@ -170,6 +170,12 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     static_assert(kStages == K + 2, "stage::refill stages the use after the current one");
     constexpr unsigned kItemBytes = (unsigned)(kTile * sizeof(T));
     constexpr unsigned kStageBytes = shape::kStageBytes;
+    /* Packed rows interleaved for partitions only: their two runs a store
+     * gain (H200, partition-if u8 2^28 343 -> 303 us, partition u8 305 ->
+     * 297), but selections, whose one run a store already spans fewer
+     * wavefronts, issue the layout's extra instructions for nothing (select-if
+     * u8 2^28 165 -> 186 us). docs/perf/scan.md, round 52. */
+    constexpr bool kInterleaved = Partition && shape::kPacked && GP_SELECT_INTERLEAVED_BYTES;
     __shared__ unsigned ticket_words[2];
     __shared__ unsigned warp_counts[2][kSelectWarps]; /* by use parity: no barrier between a read and the next write */
     __shared__ unsigned kept_of[kStages];
@@ -427,23 +433,16 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         if (tile >= p.tiles) break;
         const int64_t seg_base = (int64_t)tile * kTile + (int64_t)warp * L::kWarpItems;
         const int64_t valid = p.n - seg_base;
-        held_rows<T, Items, shape::kPacked> h;
+        held_rows<T, Items, shape::kPacked, kInterleaved> h;
         unsigned mask[L::R];
         if (whole(tile)) {
             if (!by_ticket) stage::wait(&full[s], (use / kStages) & 1u);
             h.load_shared(items_of(s) + warp * L::kWarpItems);
             if (with_bits) {
-                const uint32_t *b =
-                    reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items;
-#pragma unroll
-                for (int r = 0; r < L::R; r++) {
-                    const int i = L::index(r, lane, 0);
-                    mask[r] = b[i / 32] >> (i % 32) & ((1u << L::V) - 1u);
-                }
+                h.masks_from_bits(
+                    reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items, mask);
             } else if constexpr (ByFlags) {
-                const uint8_t *f = stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems;
-#pragma unroll
-                for (int r = 0; r < L::R; r++) mask[r] = flag_mask<L::V, true>(f + L::index(r, lane, 0), true, L::V);
+                h.masks_from_flags(stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems, mask);
             } else if constexpr (shape::kPacked) {
                 const swar_range c = swar_range_of<T>(p);
 #pragma unroll
@@ -456,14 +455,14 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         } else {
             h.template load_global<ByFlags, with_bits>(p, seg_base, valid, mask);
         }
-        unsigned row_base[L::R];
-        const unsigned warp_count = tile::warp_rank_rows<L::R, L::V>(mask, row_base);
+        typename decltype(h)::ranks ranks;
+        const unsigned warp_count = h.rank(mask, ranks);
         unsigned warp_before, kept;
         tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts[use & 1], warp_before,
                                                                   kept, sync_select_warps{});
         /* Every scan thread has read stage s: compact the kept items into
          * it, and (partition) the rejected ones after them, in order. */
-        compact_rows<T, Partition, Items>(items_of(s), h, mask, warp_before, row_base, kept);
+        h.template compact<Partition>(items_of(s), mask, warp_before, ranks, kept);
         /* Every scan thread arrives, so its reads of kept_of and before_of
          * for use - kStages happen before their next writes by the
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */

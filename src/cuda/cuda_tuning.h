@@ -540,6 +540,17 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #ifndef GP_SELECT_PACKED_BYTES
 #define GP_SELECT_PACKED_BYTES 1
 #endif
+/* 1: a partition's packed rows are interleaved: word k of a lane's row r
+ * holds the four items at r * 512 + 128 k + 4 lane, so that one store of
+ * the compaction (a byte of every lane) lands within some 64 bytes of the
+ * kept run and 64 of the rejected one. With a lane's 16 contiguous items
+ * the lanes' runs lie some 8 bytes apart: a store spans 256 bytes, two
+ * wavefronts or more. Nsight Compute, partition u8 at 2^26 on H200 (the
+ * Bits kernel, wider tiles): 2.0 wavefronts a shared store, the L1 82.9%
+ * busy, DRAM 38% (docs/perf/scan.md, round 52). */
+#ifndef GP_SELECT_INTERLEAVED_BYTES
+#define GP_SELECT_INTERLEAVED_BYTES 1
+#endif
 /* select_kernel_pipelined: look-back warps a block (wide tiles: one),
  * each tile's compacted run parked in shared memory while its look-back
  * runs. */
