@@ -282,9 +282,13 @@ struct swar_lanes {
 };
 
 /* A comparison's range as swar_row_mask takes it: lo and hi in every lane,
- * biased; flip, the top bits (NE) or 0. */
+ * biased; flip, the top bits (NE) or 0; sides, which ends need a test:
+ * kLowEnd where lo is above the lowest value, kHighEnd where hi is below
+ * the highest. LT, LE, GT and GE need one (with_swar_sides). */
+enum { kLowEnd = 1, kHighEnd = 2 };
 struct swar_range {
     uint32_t lo, hi, flip;
+    int sides;
 };
 template <class T>
 __device__ __forceinline__ swar_range swar_range_of(unsigned long long lo_bits, unsigned long long hi_bits,
@@ -292,8 +296,9 @@ __device__ __forceinline__ swar_range swar_range_of(unsigned long long lo_bits, 
 {
     using W = swar_lanes<(int)sizeof(T)>;
     const uint32_t bias = std::is_signed<T>::value ? W::H : 0u;
-    return {((uint32_t)lo_bits & W::kLaneMask) * W::kSplat ^ bias, ((uint32_t)hi_bits & W::kLaneMask) * W::kSplat ^ bias,
-            negate ? W::H : 0u};
+    const uint32_t lo = ((uint32_t)lo_bits & W::kLaneMask) * W::kSplat ^ bias,
+                   hi = ((uint32_t)hi_bits & W::kLaneMask) * W::kSplat ^ bias;
+    return {lo, hi, negate ? W::H : 0u, (lo != 0u ? kLowEnd : 0) | (hi != ~0u ? kHighEnd : 0)};
 }
 template <class T>
 __device__ __forceinline__ swar_range swar_range_of(const select_params &p)
@@ -301,8 +306,10 @@ __device__ __forceinline__ swar_range swar_range_of(const select_params &p)
     return swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
 }
 
-/* Bit e: whether item e of a 16-byte row of 1- or 2-byte items is kept. */
-template <class T>
+/* Bit e: whether item e of a 16-byte row of 1- or 2-byte items is kept.
+ * Sides: the ends tested, every end of c.sides among them; an end left
+ * out is one that every item passes. */
+template <class T, int Sides = kLowEnd | kHighEnd>
 __device__ __forceinline__ unsigned swar_row_mask(uint4 v, swar_range c)
 {
     using W = swar_lanes<(int)sizeof(T)>;
@@ -313,9 +320,24 @@ __device__ __forceinline__ unsigned swar_row_mask(uint4 v, swar_range c)
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         const uint32_t x = w[k] ^ bias;
-        m |= W::movemask((W::ge(x, c.lo) & W::ge(c.hi, x)) ^ c.flip) << (k * kPerWord);
+        const uint32_t above_lo = Sides & kLowEnd ? W::ge(x, c.lo) : W::H;
+        const uint32_t below_hi = Sides & kHighEnd ? W::ge(c.hi, x) : W::H;
+        m |= W::movemask((above_lo & below_hi) ^ c.flip) << (k * kPerWord);
     }
     return m;
+}
+
+/* Calls f(std::integral_constant<int, Sides>) with the fewest ends c needs
+ * tested: a uniform branch a call, where the loops inside f then test one
+ * end an item, not two (LT, LE, GT, GE; a range of every value takes
+ * one). */
+template <class F>
+__device__ __forceinline__ void with_swar_sides(const swar_range &c, F &&f)
+{
+    if (c.sides == kLowEnd) f(std::integral_constant<int, kLowEnd>{});
+    else if (c.sides == kHighEnd) f(std::integral_constant<int, kHighEnd>{});
+    else if (c.sides == 0) f(std::integral_constant<int, kLowEnd>{}); /* lo is the lowest: passes */
+    else f(std::integral_constant<int, kLowEnd | kHighEnd>{});
 }
 
 /* The kept masks of a staged warp segment whose items all exist. */
@@ -326,9 +348,11 @@ __device__ __forceinline__ void swar_compare_masks(const select_params &p, const
     using L = rows<T, Items>;
     const int lane = threadIdx.x % kWarp;
     const swar_range c = swar_range_of<T>(p);
+    with_swar_sides(c, [&](auto sides) {
 #pragma unroll
-    for (int r = 0; r < L::R; r++)
-        mask[r] = swar_row_mask<T>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
+        for (int r = 0; r < L::R; r++)
+            mask[r] = swar_row_mask<T, decltype(sides)::value>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
+    });
 }
 
 /* Bits at..at + left - 1 of a partition's bits (bit i of word i / 32 for
@@ -864,12 +888,15 @@ __global__ void __launch_bounds__(kFlagBitsThreads) compare_bits_kernel(const __
     static_assert(sizeof(T) == 1, "16 items a 16-byte load");
     const uint4 *x = reinterpret_cast<const uint4 *>(p.b.flags);
     const swar_range c = swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
-    bits_and_count(
-        p.b,
-        [x, c](int64_t w) {
-            return swar_row_mask<T>(load_stream<0>(x + 2 * w), c) | swar_row_mask<T>(load_stream<0>(x + 2 * w + 1), c) << 16;
-        },
-        [&p](int64_t i) { return compare_kept<T>(p, i); });
+    with_swar_sides(c, [&](auto sides) {
+        bits_and_count(
+            p.b,
+            [x, c](int64_t w) {
+                return swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w), c) |
+                       swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w + 1), c) << 16;
+            },
+            [&p](int64_t i) { return compare_kept<T>(p, i); });
+    });
 }
 #else
 /* The CPU emulation (tests/emu) checks the partition's kernel, not these:

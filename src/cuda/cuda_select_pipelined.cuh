@@ -445,8 +445,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                 h.masks_from_flags(stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems, mask);
             } else if constexpr (shape::kPacked) {
                 const swar_range c = swar_range_of<T>(p);
+                with_swar_sides(c, [&](auto sides) {
 #pragma unroll
-                for (int r = 0; r < L::R; r++) mask[r] = swar_row_mask<T>(h.w[r], c);
+                    for (int r = 0; r < L::R; r++) mask[r] = swar_row_mask<T, decltype(sides)::value>(h.w[r], c);
+                });
             } else if constexpr (sizeof(T) <= GP_SELECT_SWAR) {
                 swar_compare_masks<T, Items>(p, items_of(s) + warp * L::kWarpItems, mask);
             } else {

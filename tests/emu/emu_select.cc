@@ -62,7 +62,8 @@ static const int registered = (gp_emu::register_thunk("select_kernel", select_th
 /*
  * The comparisons of select-if against C's own operators: set_range's
  * ranges through compare_mask (every dtype) and, for 1- and 2-byte items,
- * swar_row_mask. 1-byte items: every element against every value; 2-byte:
+ * swar_row_mask (every end tested, and the fewest: with_swar_sides).
+ * 1-byte items: every element against every value; 2-byte:
  * every element against values at the ends, around zero and at random;
  * floats: the infinities, the largest and smallest values, +-0 and NaN,
  * each against each. Returns the number of mismatches (the first few
@@ -109,21 +110,26 @@ long check_values(gp_dtype t, const std::vector<T> &xs, const std::vector<T> &vs
                 T row[V];
                 for (int e = 0; e < V; e++) row[e] = xs[(at + e) % xs.size()];
                 const unsigned plain = compare_mask<T, V>(row, lo, hi, p.negate != 0, V);
-                unsigned swar = plain;
+                unsigned swar = plain, sided = plain; /* every end tested, and the fewest (with_swar_sides) */
                 if constexpr (sizeof(T) <= 2) {
                     uint4 u;
                     memcpy(&u, row, 16);
-                    swar = swar_row_mask<T>(u, swar_range_of<T>(p));
+                    const swar_range range = swar_range_of<T>(p);
+                    swar = swar_row_mask<T>(u, range);
+                    with_swar_sides(range, [&](auto s) { sided = swar_row_mask<T, decltype(s)::value>(u, range); });
                 }
                 for (int e = 0; e < V; e++) {
                     const bool want = c_compare((gp_cmp)c, row[e], v);
-                    if ((bool)(plain >> e & 1u) == want && (bool)(swar >> e & 1u) == want) continue;
+                    if ((bool)(plain >> e & 1u) == want && (bool)(swar >> e & 1u) == want &&
+                        (bool)(sided >> e & 1u) == want)
+                        continue;
                     if (bad++ < 5) {
                         char xs_[64], vs_[64];
                         gpt_format(t, &row[e], xs_, sizeof xs_);
                         gpt_format(t, &v, vs_, sizeof vs_);
-                        printf("  compare %s: %s %s %s gave %d (swar %d), want %d\n", gp_dtype_name(t), xs_,
-                               gp_cmp_name((gp_cmp)c), vs_, (int)(plain >> e & 1u), (int)(swar >> e & 1u), (int)want);
+                        printf("  compare %s: %s %s %s gave %d (swar %d, one end %d), want %d\n", gp_dtype_name(t), xs_,
+                               gp_cmp_name((gp_cmp)c), vs_, (int)(plain >> e & 1u), (int)(swar >> e & 1u),
+                               (int)(sided >> e & 1u), (int)want);
                     }
                 }
             }
