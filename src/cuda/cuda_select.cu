@@ -350,8 +350,10 @@ __device__ __forceinline__ void swar_compare_masks(const select_params &p, const
     const swar_range c = swar_range_of<T>(p);
     with_swar_sides(c, [&](auto sides) {
 #pragma unroll
-        for (int r = 0; r < L::R; r++)
-            mask[r] = swar_row_mask<T, decltype(sides)::value>(*reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0)), c);
+        for (int r = 0; r < L::R; r++) {
+            const uint4 row = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
+            mask[r] = swar_row_mask<T, decltype(sides)::value>(row, c);
+        }
     });
 }
 
@@ -370,7 +372,8 @@ __device__ __forceinline__ unsigned bits_mask(const uint32_t *bits, int64_t at, 
  * slots idle half the time (Nsight Compute, select-if u8 at 2^26); as
  * words they take 16 (docs/perf/scan.md, round 40). Both kinds give the
  * pipelined kernel the same calls: masks from staged bits or flags, the
- * ranks in the warp (rank) and the compaction (compact).
+ * ranks in the warp (rank) and the compaction (compact). Interleaved
+ * applies to packed rows only (below).
  */
 template <class T, int Items, bool Packed = false, bool Interleaved = false>
 struct held_rows {
