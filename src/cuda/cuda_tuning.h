@@ -685,6 +685,34 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_IF_BITS
 #define GP_PARTITION_IF_BITS 1
 #endif
+/* 1: a 1-byte partition counted first on wider tiles (flags, or a
+ * comparison through GP_PARTITION_IF_BITS) has its bit kernel count
+ * ranges of consecutive tiles and leave the count before each, and then
+ * runs partition_prefixed_kernel (cuda_partition_prefixed.cuh): no
+ * look-back, so no tile waits parked in shared memory for its offset, and
+ * the stages that frees keep more tiles landing. 0: the Bits kernel with
+ * look-back warps. H100, us, 0 against 1 (docs/perf/scan.md, round 55):
+ * partition u8 2^25 50.4 -> 44.6, 2^26 89.3 -> 80.3, 2^28 343 -> 322;
+ * partition-if u8 2^25 51.4 -> 42.6, 2^26 93.3 -> 80.7, 2^28 343 -> 324;
+ * up to 2^24 (wide tiles) alike. */
+#ifndef GP_PARTITION_PREFIXED
+#define GP_PARTITION_PREFIXED 1
+#endif
+/* 1: partition_prefixed_kernel is launched to start as the bit kernel's
+ * blocks leave (launch_after_prior), and waits for it before it reads
+ * anything; 0: in stream order. H100, us, 0 against 1: partition u8 2^25
+ * 47.6 -> 44.6, 2^26 83.9 -> 80.3, 2^28 326.0 -> 321.7. */
+#ifndef GP_PARTITION_PREFIXED_OVERLAP
+#define GP_PARTITION_PREFIXED_OVERLAP 1
+#endif
+/* partition_prefixed_kernel's stages a block (tiles landing while one is
+ * ranked), beside one buffer for the compacted runs: 2 leaves room for 4
+ * blocks an SM. 3 (3 blocks) was 3-5% slower at 2^25-2^26 in a first form
+ * of the kernel. */
+#ifndef GP_PARTITION_PREFIXED_STAGES
+#define GP_PARTITION_PREFIXED_STAGES 2
+#endif
+
 /* A persistent partition by flags of 1-byte items, at least this many of
  * them, is counted first (flag_bits_kernel, then the Bits kernel, on
  * wider tiles where they pay); 0: never. H100, bench partition u8, us,

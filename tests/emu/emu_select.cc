@@ -45,6 +45,14 @@ static void select_thunk(const void *fn, const void *params)
     gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
 }
 
+/* partition_prefixed_kernel: a wider partition with bits, as the Bits
+ * kernel it stands in for (GP_PARTITION_PREFIXED). */
+static void prefixed_thunk(const void *fn, const void *params)
+{
+    if (gp_emu::thread_x() == 0) emu_wider_partition_blocks[1]++;
+    gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
+}
+
 /* The partitions by comparison counted with bits (compare_bits_kernel). */
 std::atomic<long> emu_compare_bits_calls{0};
 
@@ -57,7 +65,8 @@ static void compare_bits_thunk(const void *fn, const void *params)
 static const int registered = (gp_emu::register_thunk("select_kernel", select_thunk),
                                gp_emu::register_thunk("filter_kernel", gp_emu::call_kernel<gp_cuda::filter_params>),
                                gp_emu::register_thunk("flag_bits_kernel", gp_emu::call_kernel<gp_cuda::flag_bits_params>),
-                               gp_emu::register_thunk("compare_bits_kernel", compare_bits_thunk), 0);
+                               gp_emu::register_thunk("compare_bits_kernel", compare_bits_thunk),
+                               gp_emu::register_thunk("partition_prefixed_kernel", prefixed_thunk), 0);
 
 /*
  * The comparisons of select-if against C's own operators: set_range's

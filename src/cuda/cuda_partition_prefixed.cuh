@@ -1,0 +1,130 @@
+/*
+ * A 1-byte partition counted first, with every tile's offset known before
+ * it starts (included by cuda_select.cu, after the pipelined selection).
+ *
+ * Why. Counted first, the Bits kernel of cuda_select_pipelined.cuh still
+ * looks back for the kept items before each tile, and parks the tile's
+ * compacted runs in its stage for K uses while that look-back runs. With
+ * K + 2 stages, one tile a block is landing at any time: Nsight Compute
+ * (H100, partition u8 at 2^26) found its scan warps waiting on a stage to
+ * land more than on anything else, and its look-back warps spinning for
+ * 12% of the instructions issued. Here the bit kernel has also left the
+ * kept count before every range of tiles (flag_bits_params::before), so no tile
+ * waits on another: a block ranks a tile, stages a later one into the
+ * stage it just read, compacts into one run buffer and writes both runs at
+ * once. Without look-back warps or parked runs, four blocks fit an SM, each
+ * with GP_PARTITION_PREFIXED_STAGES tiles landing.
+ *
+ * Block b takes the b-th range of p.range_tiles consecutive tiles (b by
+ * ticket), whose count before it the bit kernel left in p.before[b], and
+ * adds each tile's count as it goes: no block waits on another, so the
+ * grid needs no co-residency. The one partial tile loads from global
+ * memory, its masks from the bits (bits past n are 0).
+ */
+#ifndef GP_CUDA_PARTITION_PREFIXED_CUH
+#define GP_CUDA_PARTITION_PREFIXED_CUH
+
+namespace gp_cuda {
+namespace {
+
+struct prefixed_shape {
+    static constexpr int kStages = GP_PARTITION_PREFIXED_STAGES;
+    static constexpr int kItems = select_wider_items(1);
+    static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
+    static constexpr unsigned kItemBytes = (unsigned)kTile, kBitBytes = (unsigned)(kTile / 8);
+    static constexpr unsigned kStageBytes = kItemBytes + kBitBytes;
+    /* The stages, then the run buffer (dynamic). */
+    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + kItemBytes;
+    static constexpr int kBlocks = (int)((227 * 1024 - 2048) / kSharedBytes) < 4 ? (int)((227 * 1024 - 2048) / kSharedBytes) : 4;
+    static_assert(kItems > 0 && kStages >= 1 && kBlocks >= 1, "a wider 1-byte tile, a stage, a block an SM");
+};
+
+__global__ void __launch_bounds__(kSelectThreads, prefixed_shape::kBlocks)
+    partition_prefixed_kernel(const __grid_constant__ select_params p)
+{
+    using T = uint8_t;
+    using shape = prefixed_shape;
+    constexpr int Items = shape::kItems, kStages = shape::kStages;
+    constexpr int64_t kTile = shape::kTile;
+    using L = rows<T, Items>;
+    __shared__ uint64_t full[kStages];
+    __shared__ unsigned warp_counts[2][kSelectWarps]; /* by use parity: no barrier between a read and the next write */
+    GP_DYNAMIC_SHARED(smem);
+    uint8_t *const runs = smem + kStages * shape::kStageBytes;
+    const int warp = threadIdx.x / kWarp;
+    auto whole = [&p](unsigned long long tile) { return ((int64_t)tile + 1) * kTile <= p.n; };
+    __shared__ unsigned ticket_words[2];
+    /* The block's range (p.grid blocks), by ticket as the look-back
+     * kernels take theirs: the CPU emulation knows blocks only so. No
+     * status is written, and no block waits on another. */
+    const lookback::ticket t = lookback::take_ticket(p.arena, p.grid, 0, ticket_words);
+    const unsigned long long first = (unsigned long long)t.index * p.range_tiles;
+    const unsigned long long end = first + p.range_tiles < p.tiles ? first + p.range_tiles : p.tiles;
+    auto tile_of = [&](unsigned use) { return first + use; };
+    /* Thread 0: use v's tile into stage v % kStages, or, where it is
+     * partial or past the end, a bare arrival: every use completes one
+     * phase. */
+    auto stage_use = [&](unsigned v) {
+        const unsigned long long tile = tile_of(v);
+        const int s = (int)(v % kStages);
+        if (tile < end && whole(tile)) {
+            uint8_t *at = smem + s * shape::kStageBytes;
+            stage::expect_bytes(&full[s], shape::kStageBytes);
+            stage::copy(at, static_cast<const T *>(p.in) + (int64_t)tile * kTile, shape::kItemBytes, &full[s]);
+            stage::copy(at + shape::kItemBytes, p.bits + (int64_t)tile * (kTile / 32), shape::kBitBytes, &full[s]);
+        } else {
+            stage::arrive(&full[s]);
+        }
+    };
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; s++) stage::barrier_init(&full[s]);
+        stage::fence_init();
+    }
+    __syncthreads();
+    /* Launched to overlap the bit kernel's end (GP_PARTITION_PREFIXED_OVERLAP):
+     * its bits, counts and total are read only past here. */
+    grid_dependency::wait_for_prior();
+    if (threadIdx.x == 0)
+        for (unsigned v = 0; v < (unsigned)kStages; v++) stage_use(v);
+    const unsigned long long total = (unsigned long long)*p.count; /* the bit kernel's, launched before */
+    unsigned long long before = p.before[t.index];                   /* kept before the tile */
+    uint8_t *out = static_cast<uint8_t *>(p.out);
+
+    for (unsigned use = 0;; use++) {
+        const unsigned long long tile = tile_of(use);
+        if (tile >= end) break;
+        const int s = (int)(use % kStages);
+        const uint8_t *stage_bytes = smem + s * shape::kStageBytes;
+        const int64_t tile_base = (int64_t)tile * kTile, seg_base = tile_base + (int64_t)warp * L::kWarpItems;
+        held_rows<T, Items, true, GP_SELECT_INTERLEAVED_BYTES != 0> h;
+        unsigned mask[L::R];
+        if (whole(tile)) {
+            stage::wait(&full[s], (use / kStages) & 1u);
+            h.load_shared(stage_bytes + warp * L::kWarpItems);
+            h.masks_from_bits(reinterpret_cast<const uint32_t *>(stage_bytes + shape::kItemBytes) + warp * Items, mask);
+        } else {
+            h.template load_global<true, true>(p, seg_base, p.n - seg_base, mask);
+        }
+        typename decltype(h)::ranks ranks;
+        const unsigned warp_count = h.rank(mask, ranks);
+        unsigned warp_before, kept;
+        tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts[use & 1], warp_before,
+                                                                  kept, sync_select_warps{});
+        /* Past that barrier every thread has read stage s, and has written
+         * out the runs of the use before: the stage takes use + kStages,
+         * the run buffer this use's runs. */
+        if (threadIdx.x == 0) stage_use(use + kStages);
+        h.template compact<true>(runs, mask, warp_before, ranks, kept);
+        sync_select_warps{}();
+        const int64_t left = p.n - tile_base;
+        const unsigned valid = left > kTile ? (unsigned)kTile : (unsigned)left;
+        copy_run(out + before, runs, 0, kept);
+        copy_run(out + total + ((unsigned long long)tile_base - before), runs, kept, valid - kept);
+        before += kept;
+    }
+}
+
+} // namespace
+} // namespace gp_cuda
+
+#endif
