@@ -972,8 +972,8 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
 }
 
 /* Both bit kernels: Ranges (p.before set), by ranges (bits_and_count_ranges);
- * else by stride. Kernels of their own: the ranges' code in the stride
- * kernels took them from 36 registers to 48. */
+ * else by stride. Kernels of their own: the stride kernels keep their code
+ * and registers (36, 32; a first form behind a runtime test took 48). */
 template <bool Ranges, class Word, class Kept>
 __device__ __forceinline__ void bits_and_count_any(const flag_bits_params &p, Word word, Kept kept)
 {
@@ -1827,12 +1827,14 @@ gp_status partition_prefixed(gp_ctx *ctx, const gp_select_args *a, uint8_t *afte
     gp_status s = count_before(ctx, a, after, p);
     if (s != GP_STATUS_OK) return s;
     void *args[] = {&p};
-    if (GP_PARTITION_PREFIXED_OVERLAP)
-        return launch_after_prior(ctx, fn, "partition_prefixed_kernel", p.grid, (unsigned)kSelectThreads,
-                                  prefixed_shape::kSharedBytes, args, __FILE__, __LINE__);
+#if GP_PARTITION_PREFIXED_OVERLAP
+    return launch_after_prior(ctx, fn, "partition_prefixed_kernel", p.grid, (unsigned)kSelectThreads,
+                              prefixed_shape::kSharedBytes, args, __FILE__, __LINE__);
+#else
     GP_CUDA_LAUNCH_SMEM(ctx, fn, "partition_prefixed_kernel", p.grid, (unsigned)kSelectThreads,
                         prefixed_shape::kSharedBytes, args);
     return GP_STATUS_OK;
+#endif
 }
 
 } // namespace
