@@ -35,7 +35,8 @@ struct prefixed_shape {
     static constexpr unsigned kStageBytes = kItemBytes + kBitBytes;
     /* The stages, then the run buffer (dynamic). */
     static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + kItemBytes;
-    static constexpr int kBlocks = (int)((227 * 1024 - 2048) / kSharedBytes) < 4 ? (int)((227 * 1024 - 2048) / kSharedBytes) : 4;
+    static constexpr long long kFit = blocks_in_shared((long long)kSharedBytes);
+    static constexpr int kBlocks = kFit < 4 ? (int)kFit : 4;
     static_assert(kItems > 0 && kStages >= 1 && kBlocks >= 1, "a wider 1-byte tile, a stage, a block an SM");
 };
 

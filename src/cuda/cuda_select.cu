@@ -1014,9 +1014,9 @@ void bits_and_count(const flag_bits_params &p, Kept kept)
 {
     if (threadIdx.x != 0) return;
     int64_t c = 0;
+    const int64_t range_items = 32 * kPrefixTileWords * (int64_t)p.range_tiles; /* 0 without p.before */
     for (int64_t i = 0; i < p.n; i++) {
         const bool k = kept(i);
-        const int64_t range_items = 32 * kPrefixTileWords * (int64_t)p.range_tiles;
         if (p.before && i % range_items == 0) p.before[i / range_items] = (unsigned long long)c;
         c += k;
         if (i % 32 == 0) p.bits[i / 32] = 0;

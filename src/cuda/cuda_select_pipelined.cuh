@@ -99,6 +99,10 @@ __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, uns
  * else one. */
 enum select_tier { kNarrow, kWide, kWider };
 
+/* Blocks of `block_bytes` of dynamic shared memory an SM holds: 227 KiB an
+ * SM, a little kept for the static part. */
+constexpr long long blocks_in_shared(long long block_bytes) { return (227 * 1024 - 2048) / block_bytes; }
+
 template <class T, bool ByFlags, int Tier, bool Bits = false>
 struct select_pipe_shape {
     static constexpr int kItems = Tier == kNarrow ? select_items(sizeof(T))
@@ -114,11 +118,11 @@ struct select_pipe_shape {
         (unsigned)(kTile * (long long)sizeof(T) + (Bits ? kTile / 8 : ByFlags ? kTile : 0));
     /* The wider tier's 1-byte rows held as loaded (held_rows, cuda_select.cu). */
     static constexpr bool kPacked = Tier == kWider && sizeof(T) == 1 && GP_SELECT_PACKED_BYTES && GP_SELECT_SWAR >= 1;
-    /* Blocks an SM holds with every stage in shared memory (227 KiB an SM,
-     * a little kept for the static part), at most 3 (72 registers); 2 for
-     * rows of more than 32 items (96), unless held packed (64). */
+    /* Blocks an SM holds with every stage in shared memory
+     * (blocks_in_shared), at most 3 (72 registers); 2 for rows of more
+     * than 32 items (96), unless held packed (64). */
     static constexpr int kMaxBlocks = kItems > 32 && !kPacked ? 2 : 3;
-    static constexpr long long fit(int stages) { return (227 * 1024 - 2048) / ((long long)stages * kStageBytes); }
+    static constexpr long long fit(int stages) { return blocks_in_shared((long long)stages * kStageBytes); }
     static constexpr bool kWiderFits = Tier == kWider && fit(GP_SELECT_WIDER_LOOKBACK_WARPS + 2) >= kMaxBlocks;
     static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS : kWiderFits ? GP_SELECT_WIDER_LOOKBACK_WARPS : 1;
     static constexpr int kStages = K + 2;
