@@ -33,12 +33,34 @@ struct prefixed_shape {
     static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
     static constexpr unsigned kItemBytes = (unsigned)kTile, kBitBytes = (unsigned)(kTile / 8);
     static constexpr unsigned kStageBytes = kItemBytes + kBitBytes;
+    /* The run buffer: a tile, and up to 15 bytes before each run, which
+     * starts at its destination's offset in a 16-byte vector. */
+    static constexpr unsigned kRunBytes = kItemBytes + 32;
     /* The stages, then the run buffer (dynamic). */
-    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + kItemBytes;
+    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + kRunBytes;
     static constexpr long long kFit = blocks_in_shared((long long)kSharedBytes);
     static constexpr int kBlocks = kFit < 4 ? (int)kFit : 4;
     static_assert(kItems > 0 && kStages >= 1 && kBlocks >= 1, "a wider 1-byte tile, a stage, a block an SM");
 };
+
+/*
+ * Writes len bytes from byte `from` of the run buffer to dst, where from and
+ * dst lie at the same offset in a 16-byte vector: the bytes before dst's
+ * first 16-byte boundary and after its last one a store each, the rest a
+ * 16-byte load and store, with no shifts (copy_run's skew is 0 here by
+ * construction, and its run-time selects of words are some 18 of its 26
+ * instructions a vector).
+ */
+__device__ __forceinline__ void copy_aligned_run(uint8_t *dst, const uint8_t *runs, unsigned from, unsigned len)
+{
+    unsigned vectors;
+    const unsigned head = copy_run_ends(dst, runs, from, len, vectors);
+    const uint4 *src = reinterpret_cast<const uint4 *>(runs + from + head);
+    uint4 *to = reinterpret_cast<uint4 *>(dst + head);
+    /* A thread has some 2 vectors a run: unrolled, the loop only grew the kernel. */
+#pragma unroll 1
+    for (unsigned k = threadIdx.x; k < vectors; k += kSelectThreads) __stcs(to + k, src[k]);
+}
 
 __global__ void __launch_bounds__(kSelectThreads, prefixed_shape::kBlocks)
     partition_prefixed_kernel(const __grid_constant__ select_params p)
@@ -115,12 +137,19 @@ __global__ void __launch_bounds__(kSelectThreads, prefixed_shape::kBlocks)
          * out the runs of the use before: the stage takes use + kStages,
          * the run buffer this use's runs. */
         if (threadIdx.x == 0) stage_use(use + kStages);
-        h.template compact<true>(runs, mask, warp_before, ranks, kept);
+        /* Each run starts in the buffer at its destination's offset in a
+         * 16-byte vector, so that both copy out without shifts. */
+        uint8_t *const kept_to = out + before;
+        uint8_t *const rejected_to = out + total + ((unsigned long long)tile_base - before);
+        const unsigned kept_at = (unsigned)(uintptr_t)kept_to % 16u;
+        const unsigned rejected_at = kept_at + kept + ((unsigned)(uintptr_t)rejected_to - (kept_at + kept)) % 16u;
+        /* compact's last argument is where the rejected run starts, past its stage argument. */
+        h.template compact<true>(runs + kept_at, mask, warp_before, ranks, rejected_at - kept_at);
         sync_select_warps{}();
         const int64_t left = p.n - tile_base;
         const unsigned valid = left > kTile ? (unsigned)kTile : (unsigned)left;
-        copy_run(out + before, runs, 0, kept);
-        copy_run(out + total + ((unsigned long long)tile_base - before), runs, kept, valid - kept);
+        copy_aligned_run(kept_to, runs, kept_at, kept);
+        copy_aligned_run(rejected_to, runs, rejected_at, valid - kept);
         before += kept;
     }
 }

@@ -69,13 +69,26 @@ namespace {
  * every thread, so each thread reads the two aligned vectors it spans and
  * shifts; reads never pass the vector that holds the run's last byte.
  */
-__device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, unsigned from, unsigned len)
+/* A run's bytes before dst's first 16-byte boundary and after its last one,
+ * a store each; returns how many come before (head), and in `vectors` how
+ * many whole 16-byte vectors of dst lie between. */
+__device__ __forceinline__ unsigned copy_run_ends(uint8_t *dst, const uint8_t *stage, unsigned from, unsigned len,
+                                                  unsigned &vectors)
 {
     const unsigned i = threadIdx.x;
     const unsigned head = min((unsigned)(0u - (unsigned)(uintptr_t)dst) % 16u, len);
-    const unsigned vectors = (len - head) / 16, tail = head + 16 * vectors;
+    vectors = (len - head) / 16;
+    const unsigned tail = head + 16 * vectors;
     if (i < head) dst[i] = stage[from + i];
     if (i < len - tail) dst[tail + i] = stage[from + tail + i];
+    return head;
+}
+
+__device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, unsigned from, unsigned len)
+{
+    const unsigned i = threadIdx.x;
+    unsigned vectors;
+    const unsigned head = copy_run_ends(dst, stage, from, len, vectors);
     const unsigned skew = (from + head) % 16, q = skew / 4, shift = 8 * (skew % 4);
     const uint4 *src = reinterpret_cast<const uint4 *>(stage + (from + head - skew));
     for (unsigned k = i; k < vectors; k += kSelectThreads) {
