@@ -1576,6 +1576,20 @@ size_t prefixed_bytes(gp_dtype t, int64_t n)
 {
     return prefixed_for(t, select_wider_tile(1)) ? (size_t)lookback::tiles_of(select_wider_tile(1), n) * 8 : 0;
 }
+/* The bit kernel's workspace, in bytes from its start: the bits, then a
+ * partial count a block (partials), then, for partition_prefixed_kernel,
+ * a count a range (before), up to end. */
+struct bit_workspace {
+    size_t partials, before, end;
+};
+bit_workspace bit_workspace_of(const gp_ctx *ctx, gp_dtype t, int64_t n)
+{
+    bit_workspace w;
+    w.partials = flag_bits_bytes(n);
+    w.before = w.partials + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long);
+    w.end = w.before + prefixed_bytes(t, n);
+    return w;
+}
 /* Whether a partition of t by comparison counted first takes bits from
  * compare_bits_kernel (and then the Bits kernels) rather than a count
  * from gp_count_if's kernel. */
@@ -1584,8 +1598,7 @@ size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     size_t bytes = 0;
     if (partition_counts_first(ctx, t, n, true) || (compare_bits_for(t) && partition_counts_first(ctx, t, n, false)))
-        bytes = flag_bits_bytes(n) + (size_t)flag_bits_grid(ctx, n) * sizeof(unsigned long long) +
-                prefixed_bytes(t, n);
+        bytes = bit_workspace_of(ctx, t, n).end;
     if (partition_counts_first(ctx, t, n, false) && !compare_bits_for(t)) {
         gp_count_args c;
         memset(&c, 0, sizeof c);
@@ -1621,7 +1634,7 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
         f.flags = a->flags ? a->flags : static_cast<const uint8_t *>(a->in);
         f.n = a->n;
         f.bits = reinterpret_cast<uint32_t *>(after);
-        f.partials = reinterpret_cast<unsigned long long *>(after + flag_bits_bytes(a->n));
+        f.partials = reinterpret_cast<unsigned long long *>(after + bit_workspace_of(ctx, a->t, a->n).partials);
         f.ticket = state(ctx)->reduce_counter;
         f.count = a->count;
         f.before = p.before;
@@ -1822,8 +1835,7 @@ gp_status partition_prefixed(gp_ctx *ctx, const gp_select_args *a, uint8_t *afte
     if (ranges > tiles) ranges = tiles;
     p.range_tiles = (tiles + ranges - 1) / ranges;
     p.grid = (unsigned)((tiles + p.range_tiles - 1) / p.range_tiles);
-    p.before = reinterpret_cast<unsigned long long *>(after + flag_bits_bytes(a->n) +
-                                                      (size_t)flag_bits_grid(ctx, a->n) * sizeof(unsigned long long));
+    p.before = reinterpret_cast<unsigned long long *>(after + bit_workspace_of(ctx, a->t, a->n).before);
     gp_status s = count_before(ctx, a, after, p);
     if (s != GP_STATUS_OK) return s;
     void *args[] = {&p};
