@@ -59,16 +59,6 @@
 namespace gp_cuda {
 namespace {
 
-/*
- * Writes len bytes of a compacted run, from byte `from` of a stage (16-byte
- * aligned shared memory) to dst, with every thread of the scan warps: the
- * bytes before dst's first 16-byte boundary and after its last one a store
- * each, the rest 16 aligned bytes a store. A 1-byte run written an item a
- * store costs some seven instructions a byte (a load, a store, addresses,
- * the loop). The source of an aligned store is off by the same amount in
- * every thread, so each thread reads the two aligned vectors it spans and
- * shifts; reads never pass the vector that holds the run's last byte.
- */
 /* A run's bytes before dst's first 16-byte boundary and after its last one,
  * a store each; returns how many come before (head), and in `vectors` how
  * many whole 16-byte vectors of dst lie between. */
@@ -84,6 +74,16 @@ __device__ __forceinline__ unsigned copy_run_ends(uint8_t *dst, const uint8_t *s
     return head;
 }
 
+/*
+ * Writes len bytes of a compacted run, from byte `from` of a stage (16-byte
+ * aligned shared memory) to dst, with every thread of the scan warps: the
+ * bytes before dst's first 16-byte boundary and after its last one a store
+ * each, the rest 16 aligned bytes a store. A 1-byte run written an item a
+ * store costs some seven instructions a byte (a load, a store, addresses,
+ * the loop). The source of an aligned store is off by the same amount in
+ * every thread, so each thread reads the two aligned vectors it spans and
+ * shifts; reads never pass the vector that holds the run's last byte.
+ */
 __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, unsigned from, unsigned len)
 {
     const unsigned i = threadIdx.x;
