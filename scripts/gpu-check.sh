@@ -123,8 +123,8 @@ done
 # path: the look-back-warp kernels (scan and selection), and the staged scan
 # without them; every partition there that does not run in one pass is
 # counted first (GPUPRIM_PARTITION_COUNT_FIRST=1; by flags, with bits; by
-# default only large ones are). On one block, the quick suite's largest
-# 1-byte partitions also take the wider tiles (4 a block and more).
+# default only large ones are); 1-byte ones counted first all run
+# partition_prefixed_kernel, on one range of tiles or five.
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1 test_scan-persistent:0:5; do
     IFS=: read -r name warps blocks <<<"$run"

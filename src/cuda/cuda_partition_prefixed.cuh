@@ -2,7 +2,8 @@
  * A 1-byte partition counted first, with every tile's offset known before
  * it starts (included by cuda_select.cu, after the pipelined selection).
  *
- * Why. Counted first, the Bits kernel of cuda_select_pipelined.cuh still
+ * Why. Counted first, the Bits kernel of cuda_select_pipelined.cuh (which
+ * 1-byte partitions ran before this one, GP_PARTITION_PREFIXED) still
  * looks back for the kept items before each tile, and parks the tile's
  * compacted runs in its stage for K uses while that look-back runs. With
  * K + 2 stages, one tile a block is landing at any time: Nsight Compute

@@ -824,7 +824,7 @@ namespace {
  * total from its start. The blocks' counts are combined as count_kernel's
  * are (finish_block_count), on the same ticket. flags 16-byte aligned.
  * compare_bits_kernel does the same for a partition of 1-byte items by
- * comparison (GP_PARTITION_IF_BITS), which then runs the Bits kernels too.
+ * comparison (GP_PARTITION_IF_BITS), which then runs as one by flags.
  */
 constexpr int kFlagBitsThreads = 256;
 constexpr int kFlagBitsBlocksPerSm = 4; /* 4 x 256 threads x 64 bytes: 64 KiB of loads in flight an SM */
@@ -1481,6 +1481,9 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
     return for_select_type<persistent_kernel>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
         using T = decltype(x);
         constexpr bool F = decltype(flags)::value;
+        /* 1-byte partitions counted first with bits (F) run
+         * partition_prefixed_kernel (prefixed_takes), not a Bits kernel. */
+        constexpr bool kBits = !(sizeof(T) == 1 && GP_PARTITION_PREFIXED && F);
         /* The kernel and its own shape. */
         auto from = [](auto tier_c, auto part_c, auto bits_c) -> persistent_kernel {
             constexpr int W = decltype(tier_c)::value;
@@ -1490,8 +1493,10 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
                     shape::kSharedBytes, (long long)shape::kTile};
         };
         auto of = [&](auto tier_c, auto part_c) -> persistent_kernel {
-            if constexpr (decltype(part_c)::value && F)
+            if constexpr (decltype(part_c)::value && F && kBits)
                 if (counted_first) return from(tier_c, part_c, std::true_type{});
+            if constexpr (decltype(part_c)::value && F && !kBits)
+                if (counted_first) return persistent_kernel{NULL, 0, 0, 0};
             return from(tier_c, part_c, std::false_type{});
         };
         auto of_call = [&](auto tier_c) { /* the selection's or the partition's */
@@ -1506,7 +1511,7 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
             if (!partition) return from(wider, std::false_type{}, std::false_type{});
             /* By comparison with bits (GP_PARTITION_IF_BITS), the caller
              * asks for the kernels by flags. */
-            if constexpr (F || !GP_PARTITION_IF_BITS)
+            if constexpr ((F || !GP_PARTITION_IF_BITS) && kBits)
                 if (GP_PARTITION_WIDER && counted_first)
                     return from(wider, std::true_type{}, std::integral_constant<bool, F>{});
         }
@@ -1529,9 +1534,9 @@ unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of
 /* Whether a persistent partition of n items of t is counted first: by
  * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
  * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1-byte items:
- * _MIN_ITEMS_BYTE); by comparison, gp_count_if's kernel (1-byte items:
- * compare_bits_kernel, then the Bits kernels), then
- * select_kernel_pipelined with the total
+ * _MIN_ITEMS_BYTE, then partition_prefixed_kernel); by comparison,
+ * gp_count_if's kernel (1-byte items: compare_bits_kernel, then as by
+ * flags), then select_kernel_pipelined with the total
  * (GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES, or over half the L2 and within
  * it). And the workspace that takes after the arena, the larger of
  * the two where both apply: with bits, n rounded up to 128 items, a bit
@@ -1563,18 +1568,13 @@ unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
  * partial counts follow them. */
 size_t flag_bits_bytes(int64_t n) { return (size_t)((n + 127) / 128) * 16; }
 /* Whether 1-byte items counted first with bits take their tiles' offsets
- * from the bit kernel and run partition_prefixed_kernel: on the wider
- * tiles, where the Bits kernel would run. */
-bool prefixed_for(gp_dtype t, long long tile)
-{
-    return GP_PARTITION_PREFIXED && select_wider_items(1) > 0 && gp_dtype_size(t) == 1 &&
-           tile == select_wider_tile(1);
-}
+ * from the bit kernel and run partition_prefixed_kernel (on wider tiles). */
+bool prefixed_for(gp_dtype t) { return GP_PARTITION_PREFIXED && select_wider_items(1) > 0 && gp_dtype_size(t) == 1; }
 /* Its ranges' counts, after the bits and the partials: room for one a
  * wider tile (partition_prefixed takes at most that many ranges). */
 size_t prefixed_bytes(gp_dtype t, int64_t n)
 {
-    return prefixed_for(t, select_wider_tile(1)) ? (size_t)lookback::tiles_of(select_wider_tile(1), n) * 8 : 0;
+    return prefixed_for(t) ? (size_t)lookback::tiles_of(select_wider_tile(1), n) * 8 : 0;
 }
 /* The bit kernel's workspace, in bytes from its start: the bits, then a
  * partial count a block (partials), then, for partition_prefixed_kernel,
@@ -1591,9 +1591,17 @@ bit_workspace bit_workspace_of(const gp_ctx *ctx, gp_dtype t, int64_t n)
     return w;
 }
 /* Whether a partition of t by comparison counted first takes bits from
- * compare_bits_kernel (and then the Bits kernels) rather than a count
- * from gp_count_if's kernel. */
+ * compare_bits_kernel (and then runs as one by flags) rather than a
+ * count from gp_count_if's kernel. */
 bool compare_bits_for(gp_dtype t) { return GP_PARTITION_IF_BITS && gp_dtype_size(t) == 1; }
+/* Whether a partition counted first runs partition_prefixed_kernel: every
+ * 1-byte one with bits (by flags, or by comparison through
+ * compare_bits_kernel), whatever tier or one pass its tiles would take
+ * (GP_PARTITION_PREFIXED). */
+bool prefixed_takes(const gp_select_args *a)
+{
+    return prefixed_for(a->t) && (a->flags != NULL || compare_bits_for(a->t));
+}
 size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     size_t bytes = 0;
@@ -1914,6 +1922,9 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
         bool count_first = a->partition && ws && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
+        /* No tile of the prefixed kernel waits on another: from 2^23 1-byte
+         * items it beats one pass as well (GP_PARTITION_PREFIXED). */
+        if (count_first && prefixed_takes(a)) return partition_prefixed(ctx, a, after, p);
         /* One pass reads everything once: no count before it. Judged on the
          * kernel one pass would run: the Bits kernels' smaller stages fit
          * more blocks, so more tiles would pass as one pass on them. */
@@ -1927,8 +1938,6 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             p.grid = c.tiles < c.resident ? (unsigned)c.tiles : c.resident;
             p.tickets = p.grid;
             if (c.one_pass) p.groups = 0;
-            if (count_first && prefixed_for(a->t, c.run.tile) && (a->flags || compare_bits_for(a->t)))
-                return partition_prefixed(ctx, a, after, p);
             if (count_first) {
                 s = count_before(ctx, a, after, p);
                 if (s != GP_STATUS_OK) return s;

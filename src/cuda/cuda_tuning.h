@@ -661,7 +661,9 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW
 #define GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW (1ll << 23)
 #endif
-/* 1: partitions of 1-byte items counted first take the wider tiles where
+/* Without GP_PARTITION_PREFIXED (below), which takes every 1-byte partition
+ * counted first with bits:
+ * 1: partitions of 1-byte items counted first take the wider tiles where
  * selections would (64 items a thread, held packed); 0: wide at most. By
  * comparison they run the Bits kernels (GP_PARTITION_IF_BITS), so a wider
  * kernel that compares exists only where that is 0.
@@ -674,9 +676,9 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #define GP_PARTITION_WIDER 1
 #endif
 /* 1: a partition of 1-byte items by comparison, counted first, takes its
- * count and a bit an item from compare_bits_kernel and then runs the Bits
+ * count and a bit an item from compare_bits_kernel and then runs the
  * kernels of a partition by flags (no comparison in the partition's
- * kernel); 0: gp_count_if's kernel counts, and the partition compares.
+ * kernel; then partition_prefixed_kernel, GP_PARTITION_PREFIXED); 0: gp_count_if's kernel counts, and the partition compares.
  * H100, bench partition-if, us, 1 against 0 (docs/perf/scan.md, round
  * 51): u8 2^24 36.9 -> 34.9, 2^25 58.3 -> 56.3, 2^26 104.8 -> 100.2, 2^28
  * 380.0 -> 366.9; i8 2^26 99.4 -> 93.2, 2^28 354.4 -> 342.8; 2^22-2^23
@@ -685,16 +687,19 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_IF_BITS
 #define GP_PARTITION_IF_BITS 1
 #endif
-/* 1: a 1-byte partition counted first on wider tiles (flags, or a
- * comparison through GP_PARTITION_IF_BITS) has its bit kernel count
- * ranges of consecutive tiles and leave the count before each, and then
- * runs partition_prefixed_kernel (cuda_partition_prefixed.cuh): no
- * look-back, so no tile waits parked in shared memory for its offset, and
- * the stages that frees keep more tiles landing. 0: the Bits kernel with
- * look-back warps. H100, us, 0 against 1 (docs/perf/scan.md, round 55):
- * partition u8 2^25 50.4 -> 44.6, 2^26 89.3 -> 80.3, 2^28 343 -> 322;
- * partition-if u8 2^25 51.4 -> 42.6, 2^26 93.3 -> 80.7, 2^28 343 -> 324;
- * up to 2^24 (wide tiles) alike. */
+/* 1: a 1-byte partition counted first (flags, or a comparison through
+ * GP_PARTITION_IF_BITS) has its bit kernel count ranges of consecutive
+ * wider tiles and leave the count before each, and then runs
+ * partition_prefixed_kernel (cuda_partition_prefixed.cuh): no look-back,
+ * so no tile waits parked in shared memory for its offset, and the stages
+ * that frees keep more tiles landing. 0: the Bits kernels with look-back
+ * warps, on the tier their tiles take. H100, us, 0 against 1
+ * (docs/perf/scan.md, round 55): partition u8 2^25 50.4 -> 44.6, 2^26
+ * 89.3 -> 80.3, 2^28 343 -> 322; partition-if u8 2^25 51.4 -> 42.6, 2^26
+ * 93.3 -> 80.7, 2^28 343 -> 324. At every size, not only where the wider
+ * tier pays a look-back kernel, and over one pass (round 57): partition
+ * u8 2^23 19.5 -> 17.5 (one pass before), 2^24 33.9 -> 25.9 (wide tiles);
+ * partition-if u8 18.8 -> 17.0, 34.9 -> 24.6. */
 #ifndef GP_PARTITION_PREFIXED
 #define GP_PARTITION_PREFIXED 1
 #endif
@@ -714,13 +719,15 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #endif
 
 /* A persistent partition by flags of 1-byte items, at least this many of
- * them, is counted first (flag_bits_kernel, then the Bits kernel, on
- * wider tiles where they pay); 0: never. H100, bench partition u8, us,
- * counted first against the count tasks inside (round 50): 2^23 19.3 /
- * 19.5, 2^24 33.5 / 35.0, 2^25 52.3 / 58.1, 2^26 92.4 / 107.1, 2^28 341.7 /
- * 389.5 (i8 alike). */
+ * them, is counted first (flag_bits_kernel, then partition_prefixed_kernel;
+ * without GP_PARTITION_PREFIXED the Bits kernels); 0: never. H100, bench
+ * partition u8, us, counted first against one pass or the count tasks
+ * inside (round 57, prefixed): 2^21 13.7 / 10.7, 2^22 14.9 / 15.2, 2^23
+ * 17.5 / 19.5; with the Bits kernels (round 50): 2^23 19.3 / 19.5, 2^24
+ * 33.5 / 35.0, 2^25 52.3 / 58.1, 2^26 92.4 / 107.1, 2^28 341.7 / 389.5 (i8
+ * alike). */
 #ifndef GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE
-#define GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE (1ll << 24)
+#define GP_PARTITION_COUNT_FIRST_MIN_ITEMS_BYTE (1ll << 23)
 #endif
 
 /* 1024 threads per SM (64 registers), 8-byte items too since they take 8
