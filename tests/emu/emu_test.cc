@@ -436,11 +436,13 @@ int main(int argc, char **argv)
      * such. */
     if (medium) report(emu_wide_one_pass_blocks > 0, "some partitions ran in one pass on wide tiles");
     printf("blocks of one-pass partitions on wide tiles: %ld\n", emu_wide_one_pass_blocks.load());
-    /* Partitions counted first on wider tiles: --medium's and --big's
-     * largest 1-byte ones, on two blocks (make_ctx counts every other
-     * one first, by flags too). By comparison they run the Bits kernels
-     * of a partition by flags where compare_bits_kernel counts them
-     * (checked below), so only without it do they have a kernel to count. */
+    /* Partitions counted first on wider tiles: every 1-byte one counted
+     * first runs partition_prefixed_kernel (GP_PARTITION_PREFIXED; make_ctx
+     * counts every other one first, by flags too); without it, --medium's
+     * and --big's largest ones run the wider Bits kernel, on two blocks.
+     * By comparison they run as a partition by flags where
+     * compare_bits_kernel counts them (checked below), so only without it
+     * do they have a kernel to count. */
     if ((medium || big) && GP_PARTITION_WIDER && select_wider_T) {
         if (!GP_PARTITION_IF_BITS)
             report(emu_wider_partition_blocks[0] > 0, "some partitions by comparison ran on wider tiles");
