@@ -1493,10 +1493,11 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
                     shape::kSharedBytes, (long long)shape::kTile};
         };
         auto of = [&](auto tier_c, auto part_c) -> persistent_kernel {
-            if constexpr (decltype(part_c)::value && F && kBits)
-                if (counted_first) return from(tier_c, part_c, std::true_type{});
-            if constexpr (decltype(part_c)::value && F && !kBits)
-                if (counted_first) return persistent_kernel{NULL, 0, 0, 0};
+            if constexpr (decltype(part_c)::value && F)
+                if (counted_first) {
+                    if constexpr (kBits) return from(tier_c, part_c, std::true_type{});
+                    else return persistent_kernel{NULL, 0, 0, 0};
+                }
             return from(tier_c, part_c, std::false_type{});
         };
         auto of_call = [&](auto tier_c) { /* the selection's or the partition's */

@@ -678,7 +678,8 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 /* 1: a partition of 1-byte items by comparison, counted first, takes its
  * count and a bit an item from compare_bits_kernel and then runs the
  * kernels of a partition by flags (no comparison in the partition's
- * kernel; then partition_prefixed_kernel, GP_PARTITION_PREFIXED); 0: gp_count_if's kernel counts, and the partition compares.
+ * kernel; then partition_prefixed_kernel, GP_PARTITION_PREFIXED); 0:
+ * gp_count_if's kernel counts, and the partition compares.
  * H100, bench partition-if, us, 1 against 0 (docs/perf/scan.md, round
  * 51): u8 2^24 36.9 -> 34.9, 2^25 58.3 -> 56.3, 2^26 104.8 -> 100.2, 2^28
  * 380.0 -> 366.9; i8 2^26 99.4 -> 93.2, 2^28 354.4 -> 342.8; 2^22-2^23
