@@ -77,6 +77,7 @@
 #include "cuda_lookback.cuh"
 #include "cuda_stage.cuh"
 #include "cuda_tile.cuh"
+#include "cuda_timeline.cuh" /* compiled out but in a GP_TIMELINE build */
 #include "cuda_tuning.h"
 
 namespace gp_cuda {
@@ -1950,8 +1951,14 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
                 return launch_after_prior(ctx, c.run.fn, what, p.grid, c.run.threads, c.run.smem, args, __FILE__,
                                           __LINE__);
             bool too_large = false;
+#if GP_TIMELINE
+            timeline::clear(static_cast<cudaStream_t>(ctx->stream));
+#endif
             s = launch_resident(ctx, c.run.fn, what, p.grid, c.run.threads, c.run.smem, args, &too_large, __FILE__,
                                 __LINE__);
+#if GP_TIMELINE
+            if (s == GP_STATUS_OK && !too_large) timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles);
+#endif
             if (s != GP_STATUS_OK || !too_large) return s;
             set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block, counted again */
             p.grid = 0;

@@ -238,12 +238,14 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         else if (ByFlags) f(p.flags + (int64_t)tile * kTile, (unsigned)kTile, kItemBytes);
     };
     auto fetch = [&](unsigned long long tile, int s) {
+        GP_TL_TILE(fetch, tile);
         const unsigned extra = !ByFlags ? 0u : with_bits ? kBitBytes : (unsigned)kTile;
         stage::expect_bytes(&full[s], kItemBytes + extra);
         for_parts(tile, [&](const void *src, unsigned bytes, unsigned at) {
             stage::copy(stages + s * kStageBytes + at, src, bytes, &full[s]);
         });
     };
+    if (threadIdx.x == 0) GP_TL_BLOCK(entry);
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; s++) {
             stage::barrier_init(&full[s]);
@@ -269,6 +271,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     const lookback::ticket t = by_ticket ? lookback::take_ticket(p.arena, 0, p.tiles, ticket_words, K + 1)
                                          : lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles,
                                                                  ticket_words); /* a barrier inside */
+    if (threadIdx.x == 0) GP_TL_BLOCK(ticketed);
     /* Use u's tile: by stride, or as thread 0 staged it. */
     auto tile_of_use = [&](unsigned u) { return by_ticket ? tile_at[u % kRing] : t.index + tile_of(u); };
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -322,6 +325,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                                              lookback::kInclusive, true>(ar, tile, t.epoch, read);
             }
             if (lane == 0) {
+                GP_TL_TILE(prefix, tile);
                 lookback::publish_payload(ar, tile, t.epoch, lookback::kInclusive, before + kept);
                 if (tile == p.tiles - 1 && !counted_first) *p.count = (int64_t)(before + kept);
                 before_of[s] = before;
@@ -412,6 +416,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     auto finish = [&](unsigned u) {
         const int s = (int)(u % kStages);
         stage::wait(&placed[s], (u / kStages) & 1u);
+        if (threadIdx.x == 0) GP_TL_TILE(finish_start, tile_of_use(u));
         const unsigned long long before = before_of[s];
         const int kept = (int)kept_of[s];
         if constexpr (GP_SELECT_VECTOR_RUNS) {
@@ -425,6 +430,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                 copy_run(bytes_out + rejected_at * (int64_t)sizeof(T), stage_bytes, (unsigned)kept * sizeof(T),
                          (unsigned)(valid - kept) * sizeof(T));
             }
+            if (threadIdx.x == 0) GP_TL_TILE(finish_end, tile_of_use(u));
             return;
         }
         const T *run = items_of(s);
@@ -454,6 +460,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         unsigned mask[L::R];
         if (whole(tile)) {
             if (!by_ticket) stage::wait(&full[s], (use / kStages) & 1u);
+            if (threadIdx.x == 0) GP_TL_TILE(full, tile);
             h.load_shared(items_of(s) + warp * L::kWarpItems);
             if (with_bits) {
                 h.masks_from_bits(
@@ -486,6 +493,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
          * for use - kStages happen before their next writes by the
          * barrier alone (racecheck follows that; cuda_scan_pipelined.cuh). */
         if (threadIdx.x == 0) {
+            GP_TL_TILE(total, tile);
             kept_of[s] = kept;
             if (!by_groups && GP_EARLY_AGGREGATE && tile != 0)
                 lookback::publish_payload(p.arena, tile, t.epoch, lookback::kAggregate, kept);
@@ -510,6 +518,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * uses are finished, so each of those waits saw its phase. */
     if (by_ticket)
         for (int j = 0; j < K; j++) stage::arrive(&counted[(use + j) % kStages]);
+    if (threadIdx.x == 0) GP_TL_BLOCK(exit_);
 }
 
 } // namespace

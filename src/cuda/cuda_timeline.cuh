@@ -1,12 +1,13 @@
 /*
  * A diagnostic build's clock (-DGP_TIMELINE=1; off, and compiled out, in
- * every other build): the global timer at the look-back-warp scan's events,
- * a tile's (its copy asked for, landed, totalled, its prefix known, its
- * stores begun and issued) and a block's (start, ticket, end). After each
- * persistent launch the host writes them to GP_TIMELINE_OUT.N (N counts
- * launches); scripts/timeline.py reads them. The dump waits for the launch
- * inside the call, so a held stream (gpuprim bench) times out its hold:
- * the events stay right, the bench's times do not.
+ * every other build): the global timer at the events of the look-back-warp
+ * scan and selection, a tile's (its copy asked for, landed, totalled or
+ * counted, its prefix known, its stores begun and issued) and a block's
+ * (start, ticket, end). After each persistent launch the host writes them
+ * to GP_TIMELINE_OUT.N (N counts launches); scripts/timeline.py reads
+ * them. The dump waits for the launch inside the call, so a held stream
+ * (gpuprim bench) times out its hold: the events stay right, the bench's
+ * times do not.
  */
 #ifndef GP_CUDA_TIMELINE_CUH
 #define GP_CUDA_TIMELINE_CUH
