@@ -368,6 +368,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * previous block's last one: a chain through the grid, 1.3-2.2 ms a
      * call on H100 (docs/perf/scan.md, round 42). */
     const unsigned primed = (unsigned)K + 1;
+    /* Where a use's stage is refilled: at its finish (early), or after the
+     * next use's barrier. GP_SELECT_EARLY_REFILL; by ticket the draw of the
+     * next tile comes after that barrier, so there it stays late. */
+    const bool early_refill = GP_SELECT_EARLY_REFILL && !by_ticket && !one_pass;
     unsigned long long drawn = 0;
     bool drawing = false, draw_next = false; /* thread 0: a draw is due after this use / is in `drawn` */
     auto plan_draw = [&](bool more) {        /* thread 0: one more tile, or none from now on */
@@ -500,8 +504,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         }
         stage::arrive(&counted[s]);
         /* Every scan warp finished use - 1 - K, the last use of stage
-         * (use + 1) % kStages, before this use's barrier. */
-        if (threadIdx.x == 0) stage::refill(use, primed, stage_use);
+         * (use + 1) % kStages, before this use's barrier. Refilled early,
+         * that happened after its finish already, but for use K + 1, whose
+         * stage no use had. */
+        if (threadIdx.x == 0 && (!early_refill || use + 1 == primed)) stage::refill(use, primed, stage_use);
         if (by_ticket) { /* every scan thread: no branch for the draw to hide in (draw_tile_if) */
             lookback::draw_tile_if(p.arena, draw_next, drawn);
             draw_next = false;
@@ -509,7 +515,13 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         /* A one-pass partition writes only after every use is ranked: the
          * total waits for the counts of all its tiles, and it has no more
          * tiles than stages (cuda_select.cu, one_pass_partition). */
-        if (use >= K && !one_pass) finish(use - K);
+        if (use >= K && !one_pass) {
+            finish(use - K);
+            if (early_refill) { /* its stage is free once every scan thread has copied its runs out */
+                sync_select_warps{}();
+                if (threadIdx.x == 0) stage_use(use + 2);
+            }
+        }
     }
     sync_select_warps{}(); /* the last runs were compacted by other threads */
     for (unsigned u = one_pass ? 0 : use > K ? use - K : 0; u < use; u++) finish(u);
