@@ -18,10 +18,13 @@
  *       as the aggregate, arrive  ------>
  *     finish use u - K: wait before, <----
  *       write the run
+ *     (barrier: the run is written)
+ *     refill its stage with use u + 2
  *   (the aggregate from the scan warps: GP_EARLY_AGGREGATE, as in
  *   cuda_scan_pipelined.cuh; select 843 -> 793-797 us at 2^28 int32)
- *   refill the stage of use u - 1 - K (every scan warp finished it before
- *   this use's barrier) with use u - 1 - K + kStages
+ *   (GP_SELECT_EARLY_REFILL; by ticket, or without it, the stage of use
+ *   u - 1 - K, which every scan warp finished before this use's barrier,
+ *   is refilled here with use u + 1: one tile lands a block, not two)
  *
  * A stage is the tile's items, then (by flags) its flags, both copied by
  * the bulk copy engine on one barrier. The compacted run written at use u
@@ -350,13 +353,14 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     /* Thread 0 stages use v in stage v % kStages: its tile's copies where
      * the tile is whole, else a bare arrival, so that every use completes
      * one phase and its readers find its tile in tile_at. It stages the
-     * first K + 1 uses at once, then use u + 1 at use u (stage::prime,
-     * stage::refill). K + 1, not all K + 2 stages: the grid's first copies
-     * are the first wave's tiles, which every look-back waits on, and they
-     * land sooner with fewer bytes asked for beside them (H100:
-     * select int32 2^22 15.8 -> 14.8 us, 2^24 43.5-43.9 -> 42.1-42.3;
-     * docs/perf/scan.md, round 47, which the scan's GP_SCAN_PRIME_USES
-     * comes from).
+     * first K + 1 uses at once, then use K + 1 at use K and, at use u, use
+     * u + 2 once the run of use u - K is written (early_refill), or use
+     * u + 1 (stage::prime, stage::refill). K + 1, not all K + 2 stages:
+     * the grid's first copies are the first wave's tiles, which every
+     * look-back waits on, and they land sooner with fewer bytes asked for
+     * beside them (H100: select int32 2^22 15.8 -> 14.8 us, 2^24 43.5-43.9
+     * -> 42.1-42.3; docs/perf/scan.md, round 47, which the scan's
+     * GP_SCAN_PRIME_USES comes from).
      *
      * By ticket, the first K + 1 uses take the tiles of the block's first
      * ticket (consecutive), and each later one a ticket drawn a use ahead
@@ -369,8 +373,12 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * call on H100 (docs/perf/scan.md, round 42). */
     const unsigned primed = (unsigned)K + 1;
     /* Where a use's stage is refilled: at its finish (early), or after the
-     * next use's barrier. GP_SELECT_EARLY_REFILL; by ticket the draw of the
-     * next tile comes after that barrier, so there it stays late. */
+     * next use's barrier. Early, a block's next two tiles land at once:
+     * refilled late, the next copy was asked for only after a use was
+     * ranked, and the scan warps waited out its landing every use (H100:
+     * select-if u8 2^28 148 -> 138.5 us, docs/perf/scan.md, round 58). By
+     * ticket the next tile is drawn after that barrier, so there it stays
+     * late; a one-pass partition finishes no use inside the loop. */
     const bool early_refill = GP_SELECT_EARLY_REFILL && !by_ticket && !one_pass;
     unsigned long long drawn = 0;
     bool drawing = false, draw_next = false; /* thread 0: a draw is due after this use / is in `drawn` */

@@ -569,7 +569,11 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* 1: a selection's stage is refilled as soon as its run is written (a
  * barrier of the scan warps after it), not after the next use's ranks
  * (whose barrier orders it for free): two tiles a block land at once, not
- * one. */
+ * one. H100, us: select-if u8 2^26 43.1 -> 41.6, 2^28 147.7 -> 138.5
+ * (88.7% -> 94.6% of the copy); select u8 2^28 234.6 -> 229.4; select-if
+ * int32 0.5-3% faster from 2^24; select int32 and int64, and the other
+ * cases at 2^22-2^24, within about 1.5% either way (docs/perf/scan.md,
+ * round 58). */
 #ifndef GP_SELECT_EARLY_REFILL
 #define GP_SELECT_EARLY_REFILL 1
 #endif
