@@ -425,6 +425,20 @@ int main(int argc, char **argv)
                     for (int again = 0; again < 3; again++) select_case(kind, t, n, 0, GP_CMP_LT, 0);
             }
         }
+    /* --quick's sizes are two tiles at most, so no block of a persistent
+     * selection gets past its first stages. One size of many tiles a
+     * block for each selection and partition, 1-byte (wider tiles) and
+     * int32 (narrow), four times (make_ctx rotates the kernels, the
+     * resident blocks and how partitions count): blocks refill stages
+     * as they write runs there, where a missing barrier failed the full
+     * suite only (GP_SELECT_EARLY_REFILL, docs/perf/scan.md, round 58). */
+    if (quick)
+        for (gp_dtype t : {GP_DTYPE_U8, GP_DTYPE_I32})
+            for (int kind = 0; kind < K_FILTER; kind++)
+                for (int again = 0; again < 4; again++) {
+                    const int set = gpt_size(t) == 1 && select_wider_T ? kSelectWider : kSelectNarrow;
+                    select_case(kind, t, select_sizes[kPerTile * set + kPerTile - 1], 0, (gp_cmp)(1 + (k++ % 6)), 0);
+                }
     /* make_ctx's hook sends every other persistent partition by
      * comparison that does not run in one pass through count(): past
      * --quick's sizes (two tiles at most, one pass), some must. */
