@@ -7,8 +7,10 @@ DUMP is one GP_TIMELINE_OUT.N file: two 8-byte words (grid, tiles), then 6
 x 65536 tile events and 4 x 4096 block events, nanoseconds of the global
 timer (0: not clocked). Prints, in us from the first block's start: the
 grid's start and end, the first wave's (tiles < grid) copies, totals and
-look-backs, the later tiles' look-backs, and the bytes the scan warps
-took up from the stages and stored, per microsecond.
+look-backs, the later tiles' look-backs, where the steady tiles wait
+(steady()), and the bytes the scan warps took up from the stages and
+stored, per microsecond. Persistent launches deal tiles by stride: block
+b's use u is tile u * grid + b.
 """
 import statistics
 import struct
@@ -36,6 +38,41 @@ def spread(xs):
     return f'min {xs[0]:.2f} p50 {pick(0.5):.2f} p90 {pick(0.9):.2f} max {xs[-1]:.2f}'
 
 
+def steady(ev, grid, n, block):
+    """Where a whole tile past the first and before the last wave waits:
+    its copy, its rank, its look-back split into the wait for every earlier
+    tile's count and the walk after it, the slack before its runs are
+    written (near 0: the scan warps waited on the look-back), and how the
+    blocks' counts spread within a use and by block index."""
+    ks = [k for k in range(grid, n - grid) if ev[FULL][k] > ev[FETCH][k]]
+    if not ks:
+        return
+    d = lambda a, b: [ev[a][k] - ev[b][k] for k in ks]
+    print('steady: copy in flight (full - fetch)', spread(d(FULL, FETCH)))
+    print('steady: rank (total - full)', spread(d(TOTAL, FULL)))
+    counted, before = float('-inf'), {}
+    for k in range(n):  # when every tile up to k had been counted
+        counted = max(counted, ev[TOTAL][k])
+        before[k] = counted
+    print('steady: waiting for earlier counts (all counted - total)', spread([before[k] - ev[TOTAL][k] for k in ks]))
+    print('steady: the walk after them (prefix - all counted)', spread([ev[PREFIX][k] - before[k] for k in ks]))
+    print('steady: slack (finish start - prefix)', spread(d(FINISH_START, PREFIX)))
+    print('steady: runs written (finish end - start)', spread(d(FINISH_END, FINISH_START)))
+    print('steady: a block\'s use (full of its next tile - full)',
+          spread([ev[FULL][k + grid] - ev[FULL][k] for k in ks if ev[FULL][k + grid] > 0]))
+    uses = n // grid  # tiles by stride: use u of block b is tile u * grid + b
+    if uses < 3:
+        return
+    lag = [0.0] * grid
+    for u in range(1, uses - 1):
+        m = statistics.median(ev[TOTAL][u * grid + b] for b in range(grid))
+        for b in range(grid):
+            lag[b] += (ev[TOTAL][u * grid + b] - m) / (uses - 2)
+    tenth = max(1, grid // 10)
+    print('steady: mean lag of a block\'s counts behind its use\'s median, by tenth of the blocks:',
+          ' '.join(f'{statistics.mean(lag[b:b + tenth]):+.2f}' for b in range(0, grid, tenth)))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -60,6 +97,7 @@ def main():
     if later:
         print('later: look-back (prefix - total)', spread(d(PREFIX, TOTAL, later)))
         print('later: waiting to finish (finish start - total)', spread(d(FINISH_START, TOTAL, later)))
+        steady(ev, grid, n, block)
     print(f'last copy asked {max(ev[FETCH]):.2f}, taken up {max(ev[FULL]):.2f}, prefix {max(ev[PREFIX]):.2f}, '
           f'stores issued {max(ev[FINISH_END]):.2f}')
     end = int(max(exits)) + 1
