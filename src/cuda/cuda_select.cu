@@ -1957,7 +1957,8 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             s = launch_resident(ctx, c.run.fn, what, p.grid, c.run.threads, c.run.smem, args, &too_large, __FILE__,
                                 __LINE__);
 #if GP_TIMELINE
-            if (s == GP_STATUS_OK && !too_large) timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles);
+            if (s == GP_STATUS_OK && !too_large)
+                timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles);
 #endif
             if (s != GP_STATUS_OK || !too_large) return s;
             set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block, counted again */

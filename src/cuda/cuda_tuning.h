@@ -566,6 +566,10 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
  * lost 3-9%; by flags on 12 KiB tiles with two lost 4-7% (docs/perf/scan.md,
  * round 36). Packed, one look-back warp lets 4 blocks fit: 5% faster at
  * 2^28, 17% slower at 2^25, where the wide tiles then run (round 40). */
+#ifndef GP_SELECT_WIDER_LOOKBACK_WARPS
+#define GP_SELECT_WIDER_LOOKBACK_WARPS 2
+#endif
+static_assert(GP_SELECT_WIDER_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* 1: a selection's stage is refilled as soon as its run is written (a
  * barrier of the scan warps after it), not after the next use's ranks
  * (whose barrier orders it for free): two tiles a block land at once, not
@@ -577,10 +581,6 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 #ifndef GP_SELECT_EARLY_REFILL
 #define GP_SELECT_EARLY_REFILL 1
 #endif
-#ifndef GP_SELECT_WIDER_LOOKBACK_WARPS
-#define GP_SELECT_WIDER_LOOKBACK_WARPS 2
-#endif
-static_assert(GP_SELECT_WIDER_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* A partition with at most K + 2 narrow tiles a resident block (one a
  * stage) skips the count tasks (cuda_select.cu, one_pass_partition;
  * docs/perf/scan.md, round 17). 0: never; 1: where the persistent grid
