@@ -12,6 +12,7 @@ look-backs, the later tiles' look-backs, where the steady tiles wait
 stored, per microsecond. Persistent launches deal tiles by stride: block
 b's use u is tile u * grid + b.
 """
+import itertools
 import statistics
 import struct
 import sys
@@ -38,22 +39,20 @@ def spread(xs):
     return f'min {xs[0]:.2f} p50 {pick(0.5):.2f} p90 {pick(0.9):.2f} max {xs[-1]:.2f}'
 
 
-def steady(ev, grid, n, block):
+def steady(ev, grid, n):
     """Where a whole tile past the first and before the last wave waits:
     its copy, its rank, its look-back split into the wait for every earlier
     tile's count and the walk after it, the slack before its runs are
-    written (near 0: the scan warps waited on the look-back), and how the
-    blocks' counts spread within a use and by block index."""
+    written (near 0: the scan warps waited on the look-back), a block's
+    time from one use to the next, and how far each tenth of the blocks'
+    counts lag behind the median of their use."""
     ks = [k for k in range(grid, n - grid) if ev[FULL][k] > ev[FETCH][k]]
     if not ks:
         return
     d = lambda a, b: [ev[a][k] - ev[b][k] for k in ks]
     print('steady: copy in flight (full - fetch)', spread(d(FULL, FETCH)))
     print('steady: rank (total - full)', spread(d(TOTAL, FULL)))
-    counted, before = float('-inf'), {}
-    for k in range(n):  # when every tile up to k had been counted
-        counted = max(counted, ev[TOTAL][k])
-        before[k] = counted
+    before = list(itertools.accumulate(ev[TOTAL], max))  # when every tile up to k had been counted
     print('steady: waiting for earlier counts (all counted - total)', spread([before[k] - ev[TOTAL][k] for k in ks]))
     print('steady: the walk after them (prefix - all counted)', spread([ev[PREFIX][k] - before[k] for k in ks]))
     print('steady: slack (finish start - prefix)', spread(d(FINISH_START, PREFIX)))
@@ -97,7 +96,7 @@ def main():
     if later:
         print('later: look-back (prefix - total)', spread(d(PREFIX, TOTAL, later)))
         print('later: waiting to finish (finish start - total)', spread(d(FINISH_START, TOTAL, later)))
-        steady(ev, grid, n, block)
+        steady(ev, grid, n)
     print(f'last copy asked {max(ev[FETCH]):.2f}, taken up {max(ev[FULL]):.2f}, prefix {max(ev[PREFIX]):.2f}, '
           f'stores issued {max(ev[FINISH_END]):.2f}')
     end = int(max(exits)) + 1

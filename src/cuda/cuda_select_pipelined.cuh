@@ -248,8 +248,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
             stage::copy(stages + s * kStageBytes + at, src, bytes, &full[s]);
         });
     };
-    if (threadIdx.x == 0) GP_TL_BLOCK(entry);
     if (threadIdx.x == 0) {
+        GP_TL_BLOCK(entry);
         for (int s = 0; s < kStages; s++) {
             stage::barrier_init(&full[s]);
             stage::barrier_init(&counted[s], kSelectThreads);

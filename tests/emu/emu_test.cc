@@ -433,12 +433,12 @@ int main(int argc, char **argv)
      * as they write runs there, where a missing barrier failed the full
      * suite only (GP_SELECT_EARLY_REFILL, docs/perf/scan.md, round 58). */
     if (quick)
-        for (gp_dtype t : {GP_DTYPE_U8, GP_DTYPE_I32})
+        for (gp_dtype t : {GP_DTYPE_U8, GP_DTYPE_I32}) {
+            const int set = gpt_size(t) == 1 && select_wider_T ? kSelectWider : kSelectNarrow;
+            const int64_t n = select_sizes[kPerTile * set + kPerTile - 1];
             for (int kind = 0; kind < K_FILTER; kind++)
-                for (int again = 0; again < 4; again++) {
-                    const int set = gpt_size(t) == 1 && select_wider_T ? kSelectWider : kSelectNarrow;
-                    select_case(kind, t, select_sizes[kPerTile * set + kPerTile - 1], 0, (gp_cmp)(1 + (k++ % 6)), 0);
-                }
+                for (int again = 0; again < 4; again++) select_case(kind, t, n, 0, (gp_cmp)(1 + (k++ % 6)), 0);
+        }
     /* make_ctx's hook sends every other persistent partition by
      * comparison that does not run in one pass through count(): past
      * --quick's sizes (two tiles at most, one pass), some must. */
