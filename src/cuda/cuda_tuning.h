@@ -565,7 +565,9 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
  * 201-203 -> 195-196 (1.94x -> 2.00x CUB); 3 spilled (80 registers) and
  * lost 3-9%; by flags on 12 KiB tiles with two lost 4-7% (docs/perf/scan.md,
  * round 36). Packed, one look-back warp lets 4 blocks fit: 5% faster at
- * 2^28, 17% slower at 2^25, where the wide tiles then run (round 40). */
+ * 2^28, 17% slower at 2^25, where the wide tiles then run (round 40). On
+ * an H200, 1.5-2.6% faster from 2^25 up (round 59): not taken without an
+ * H100 A/B. */
 #ifndef GP_SELECT_WIDER_LOOKBACK_WARPS
 #define GP_SELECT_WIDER_LOOKBACK_WARPS 2
 #endif
