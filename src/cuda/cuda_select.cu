@@ -863,6 +863,23 @@ __device__ __forceinline__ bool compare_kept(const compare_bits_params &p, int64
 }
 
 #ifndef GP_CUDA_EMULATE
+/* Writes the bits of words w, w + stride, ... while two of them lie below
+ * end, two a round (four 16-byte loads in flight), and returns their
+ * count; w is left at the first word not written. */
+template <class Word>
+__device__ __forceinline__ unsigned long long write_word_pairs(const flag_bits_params &p, Word word, int64_t &w,
+                                                               int64_t end, int64_t stride)
+{
+    unsigned long long c = 0;
+    for (; w + stride < end; w += 2 * stride) {
+        const uint32_t m0 = word(w), m1 = word(w + stride);
+        p.bits[w] = m0;
+        p.bits[w + stride] = m1;
+        c += (unsigned)(__popc(m0) + __popc(m1));
+    }
+    return c;
+}
+
 /* Both kernels' body: word(w) gives the bits of items 32 w to 32 w + 31,
  * kept(i) one of the last n % 32. */
 template <class Word, class Kept>
@@ -870,14 +887,8 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
 {
     if (GP_COUNT_FIRST_OVERLAP) grid_dependency::let_dependents_start(); /* the partition's grid may start */
     const int64_t words = p.n / 32, stride = (int64_t)gridDim.x * kFlagBitsThreads;
-    unsigned long long c = 0;
     int64_t w = (int64_t)blockIdx.x * kFlagBitsThreads + threadIdx.x;
-    for (; w + stride < words; w += 2 * stride) { /* two words a round: four 16-byte loads in flight */
-        const uint32_t m0 = word(w), m1 = word(w + stride);
-        p.bits[w] = m0;
-        p.bits[w + stride] = m1;
-        c += (unsigned)(__popc(m0) + __popc(m1));
-    }
+    unsigned long long c = write_word_pairs(p, word, w, words, stride);
     if (w < words) {
         const uint32_t m = word(w);
         p.bits[w] = m;
@@ -895,8 +906,7 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
 /*
  * bits_and_count for partition_prefixed_kernel (p.before): block b takes
  * the range of range_tiles wider tiles from tile b * range_tiles, its
- * words as bits_and_count takes its stride (two a round, four 16-byte
- * loads in flight), and writes the range's count to before[b]; the grid
+ * words with a stride of the block (write_word_pairs), and writes the range's count to before[b]; the grid
  * is one block a range. The block that finishes last, after the others'
  * counts (each fenced before its ticket), scans them into the count
  * before each range and writes the total. By tile, with a block barrier
@@ -913,14 +923,8 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
     const int64_t from = (int64_t)blockIdx.x * range_words;
     const int64_t end = from + range_words < all_words ? from + range_words : all_words;
     const int64_t end_whole = end < words ? end : words;
-    unsigned long long c = 0;
     int64_t w = from + threadIdx.x;
-    for (; w + kFlagBitsThreads < end_whole; w += 2 * kFlagBitsThreads) {
-        const uint32_t m0 = word(w), m1 = word(w + kFlagBitsThreads);
-        p.bits[w] = m0;
-        p.bits[w + kFlagBitsThreads] = m1;
-        c += (unsigned)(__popc(m0) + __popc(m1));
-    }
+    unsigned long long c = write_word_pairs(p, word, w, end_whole, kFlagBitsThreads);
     for (; w < end; w += kFlagBitsThreads) {
         uint32_t m = 0;
         if (w < words) m = word(w);

@@ -449,13 +449,14 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         T *out = static_cast<T *>(p.out);
         if constexpr (!Partition) {
             for (int i = threadIdx.x; i < kept; i += kSelectThreads) out[before + i] = run[i];
-            return;
+        } else {
+            int64_t tile_base;
+            const int valid = tile_extent(u, tile_base);
+            const int64_t rejected_base = (int64_t)total_of[s] + (tile_base - (int64_t)before) - kept;
+            for (int i = threadIdx.x; i < valid; i += kSelectThreads)
+                out[i < kept ? (int64_t)before + i : rejected_base + i] = run[i];
         }
-        int64_t tile_base;
-        const int valid = tile_extent(u, tile_base);
-        const int64_t rejected_base = (int64_t)total_of[s] + (tile_base - (int64_t)before) - kept;
-        for (int i = threadIdx.x; i < valid; i += kSelectThreads)
-            out[i < kept ? (int64_t)before + i : rejected_base + i] = run[i];
+        if (threadIdx.x == 0) GP_TL_TILE(finish_end, tile_of_use(u));
     };
 
     unsigned use = 0;
