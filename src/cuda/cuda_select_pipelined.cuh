@@ -27,7 +27,9 @@
  *   is refilled here with use u + 1: one tile lands a block, not two)
  *
  * A stage is the tile's items, then (by flags) its flags, both copied by
- * the bulk copy engine on one barrier. The compacted run written at use u
+ * the bulk copy engine on one barrier; 1-byte selections by flags (the
+ * wider tier) land the flags in two slots of their own instead, each on a
+ * barrier of its own, the next use's once a use is ranked. The compacted run written at use u
  * is read, by other scan threads, at use u + K: the scan warps' barriers of
  * the uses between (K >= 1) order the two, and one more barrier before the
  * last K finishes.
@@ -108,11 +110,12 @@ __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, uns
 
 /* A pipelined selection's shape: K look-back warps, K + 2 stages (K
  * parked, one ranked, one landing), each a tile's items and, by flags, its
- * flags. By tier: narrow, select_kernel's tiles (at most 16 KiB) and
- * GP_SELECT_LOOKBACK_WARPS; wide (cuda_tuning.h), one look-back warp;
- * wider, GP_SELECT_WIDER_LOOKBACK_WARPS where their stages still let an SM
- * hold the blocks its registers allow (1-byte selections by comparison),
- * else one. */
+ * flags (wider: two flag slots beside the stages). By tier: narrow,
+ * select_kernel's tiles (at most 16 KiB) and GP_SELECT_LOOKBACK_WARPS;
+ * wide (cuda_tuning.h), one look-back warp; wider,
+ * GP_SELECT_WIDER_LOOKBACK_WARPS where their stages still let an SM hold
+ * the blocks its registers allow (1-byte selections by comparison) and by
+ * flags (2 blocks an SM, with the flag slots), else one. */
 enum select_tier { kNarrow, kWide, kWider };
 
 /* Blocks of `block_bytes` of dynamic shared memory an SM holds: 227 KiB an
@@ -125,25 +128,37 @@ struct select_pipe_shape {
                                   : Tier == kWide ? select_wide_items(sizeof(T))
                                                   : select_wider_items(sizeof(T));
     static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
+    /* The wider tier by flags (1-byte selections): a tile's flags land in
+     * one of kFlagSlots slots of their own, not in its stage. They are
+     * read only to rank it, so a use parked for its look-back holds its
+     * items alone, and K + 2 = 4 stages fit 2 blocks an SM where flags in
+     * the stages left K = 1 (GP_SELECT_FLAG_SLOTS). */
+    static constexpr int kFlagSlots = Tier == kWider && ByFlags && !Bits && GP_SELECT_FLAG_SLOTS ? 2 : 0;
+    static constexpr unsigned kFlagSlotBytes = kFlagSlots ? (unsigned)kTile : 0u;
     /* The Bits kernels (a partition by flags counted first) stage a bit an
      * item, not a flag: 4-byte items' stages of 24.75 KiB (wide) and 16.5
      * (narrow), not 30 and 20, let 3 blocks share an SM, not 2. H100, bench
      * partition int32, us: 2^23 35.8 -> 34.9, 2^24 61.8 -> 59.7, 2^26 224.3
      * -> 222.6, 2^28 alike (docs/perf/scan.md, round 46). */
     static constexpr unsigned kStageBytes =
-        (unsigned)(kTile * (long long)sizeof(T) + (Bits ? kTile / 8 : ByFlags ? kTile : 0));
+        (unsigned)(kTile * (long long)sizeof(T) + (Bits ? kTile / 8 : ByFlags && !kFlagSlots ? kTile : 0));
     /* The wider tier's 1-byte rows held as loaded (held_rows, cuda_select.cu). */
     static constexpr bool kPacked = Tier == kWider && sizeof(T) == 1 && GP_SELECT_PACKED_BYTES && GP_SELECT_SWAR >= 1;
     /* Blocks an SM holds with every stage in shared memory
      * (blocks_in_shared), at most 3 (72 registers); 2 for rows of more
      * than 32 items (96), unless held packed (64). */
     static constexpr int kMaxBlocks = kItems > 32 && !kPacked ? 2 : 3;
-    static constexpr long long fit(int stages) { return blocks_in_shared((long long)stages * kStageBytes); }
+    static constexpr long long fit(int stages)
+    {
+        return blocks_in_shared((long long)stages * kStageBytes + (long long)kFlagSlots * kFlagSlotBytes);
+    }
     static constexpr bool kWiderFits = Tier == kWider && fit(GP_SELECT_WIDER_LOOKBACK_WARPS + 2) >= kMaxBlocks;
-    static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS : kWiderFits ? GP_SELECT_WIDER_LOOKBACK_WARPS : 1;
+    static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS
+                             : kWiderFits || kFlagSlots ? GP_SELECT_WIDER_LOOKBACK_WARPS
+                                                        : 1;
     static constexpr int kStages = K + 2;
     static constexpr int kThreads = kSelectThreads + K * kWarp;
-    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes; /* dynamic */
+    static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + (size_t)kFlagSlots * kFlagSlotBytes;
     static constexpr long long kFit = fit(kStages);
     static constexpr int kBlocks = kFit >= kMaxBlocks ? kMaxBlocks : kFit < 1 ? 1 : (int)kFit;
 };
@@ -190,6 +205,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     static_assert(kStages == K + 2, "stage::refill stages the use after the current one");
     constexpr unsigned kItemBytes = (unsigned)(kTile * sizeof(T));
     constexpr unsigned kStageBytes = shape::kStageBytes;
+    constexpr int kFlagSlots = shape::kFlagSlots;
+    constexpr unsigned kSlotModulus = kFlagSlots ? (unsigned)kFlagSlots : 1u; /* compiled where there are none */
     /* Packed rows interleaved for partitions only: their two runs a store
      * gain (H200, partition-if u8 2^28 343 -> 303 us, partition u8 305 ->
      * 297), but selections, whose one run a store already spans fewer
@@ -204,6 +221,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * scan thread arrives); before_of the count before it (one lane).
      * A partition's count uses have barriers of their own. */
     __shared__ uint64_t full[kStages], counted[kStages], placed[kStages], counted_c[kStages], placed_c[kStages];
+    __shared__ uint64_t flags_full[kFlagSlots ? kFlagSlots : 1]; /* use v's flags landed in slot v % kFlagSlots */
     /* A partition's count uses. Kernels always counted first have none:
      * one slot is declared and never used (three, 768 bytes, would leave
      * the Bits kernels' int32 wide blocks at 2 an SM). */
@@ -238,15 +256,19 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     auto for_parts = [&](unsigned long long tile, auto &&f) {
         f(static_cast<const T *>(p.in) + (int64_t)tile * kTile, kItemBytes, 0u);
         if (with_bits) f(p.bits + (int64_t)tile * (kTile / 32), kBitBytes, kItemBytes);
-        else if (ByFlags) f(p.flags + (int64_t)tile * kTile, (unsigned)kTile, kItemBytes);
+        else if (ByFlags && !kFlagSlots) f(p.flags + (int64_t)tile * kTile, (unsigned)kTile, kItemBytes);
     };
     auto fetch = [&](unsigned long long tile, int s) {
         GP_TL_TILE(fetch, tile);
-        const unsigned extra = !ByFlags ? 0u : with_bits ? kBitBytes : (unsigned)kTile;
+        const unsigned extra = !ByFlags || kFlagSlots ? 0u : with_bits ? kBitBytes : (unsigned)kTile;
         stage::expect_bytes(&full[s], kItemBytes + extra);
         for_parts(tile, [&](const void *src, unsigned bytes, unsigned at) {
             stage::copy(stages + s * kStageBytes + at, src, bytes, &full[s]);
         });
+    };
+    /* Use v's flags slot, after the stages. */
+    auto flags_of = [&](unsigned v) {
+        return stages + kStages * kStageBytes + (v % kSlotModulus) * shape::kFlagSlotBytes;
     };
     if (threadIdx.x == 0) {
         GP_TL_BLOCK(entry);
@@ -259,12 +281,15 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                 stage::barrier_init(&placed_c[s]);
             }
         }
+        for (int f = 0; f < kFlagSlots; f++) stage::barrier_init(&flags_full[f]);
         stage::fence_init();
     }
     /* As the scan's: L2 fetches the first tile of this block's likely
      * ticket while the ticket is taken (not where count uses come first). */
-    if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && !by_groups && whole(stage::launch_index()))
+    if (GP_PREFETCH_FIRST_TILE && threadIdx.x == 0 && !by_groups && whole(stage::launch_index())) {
         for_parts(stage::launch_index(), [](const void *src, unsigned bytes, unsigned) { stage::prefetch_l2(src, bytes); });
+        if (kFlagSlots) stage::prefetch_l2(p.flags + (int64_t)stage::launch_index() * kTile, (unsigned)kTile);
+    }
     /* Counted first, what the count's grid wrote (the total, the bits) is
      * read only past here (a plain launch: no wait). Waiting only where
      * they are read, so that the first tiles are staged and ranked while
@@ -386,6 +411,18 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         drawing = draw_next = more;
         if (!more) lookback::stop_drawing(p.arena, p.grid, t.epoch);
     };
+    /* Thread 0: use v's flags into its slot, where its tile is whole (the
+     * partial tile, the last, reads its flags from global memory). Uses 0
+     * to kFlagSlots - 1 with their stages; use v + kFlagSlots once use v is
+     * ranked: every scan thread has read the slot before that barrier.
+     * Tiles by stride only: the kernels with flag slots (by flags, not
+     * bits) never take tiles by ticket. */
+    auto fetch_flags = [&](unsigned v, unsigned long long tile) {
+        if (!kFlagSlots || !whole(tile)) return;
+        uint64_t *bar = &flags_full[v % kSlotModulus];
+        stage::expect_bytes(bar, (unsigned)kTile);
+        stage::copy(flags_of(v), p.flags + (int64_t)tile * kTile, (unsigned)kTile, bar);
+    };
     auto stage_use = [&](unsigned v) {
         unsigned long long tile;
         if (!by_ticket) {
@@ -405,6 +442,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         }
         if (whole(tile)) fetch(tile, (int)(v % kStages)); /* whole implies tile < p.tiles */
         else stage::arrive(&full[v % kStages]);
+        if constexpr (kFlagSlots > 0)
+            if (v < (unsigned)kFlagSlots) fetch_flags(v, tile);
     };
     if (threadIdx.x == 0) {
         stage::prime(primed, stage_use);
@@ -478,6 +517,9 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
             if (with_bits) {
                 h.masks_from_bits(
                     reinterpret_cast<const uint32_t *>(stages + s * kStageBytes + kItemBytes) + warp * Items, mask);
+            } else if constexpr (ByFlags && kFlagSlots) {
+                stage::wait(&flags_full[use % kSlotModulus], (use / kSlotModulus) & 1u);
+                h.masks_from_flags(flags_of(use) + warp * L::kWarpItems, mask);
             } else if constexpr (ByFlags) {
                 h.masks_from_flags(stages + s * kStageBytes + kItemBytes + warp * L::kWarpItems, mask);
             } else if constexpr (shape::kPacked) {
@@ -499,6 +541,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
         unsigned warp_before, kept;
         tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts[use & 1], warp_before,
                                                                   kept, sync_select_warps{});
+        if (kFlagSlots && threadIdx.x == 0) fetch_flags(use + kFlagSlots, tile_of_use(use + kFlagSlots));
         /* Every scan thread has read stage s: compact the kept items into
          * it, and (partition) the rejected ones after them, in order. */
         h.template compact<Partition>(items_of(s), mask, warp_before, ranks, kept);

@@ -580,6 +580,19 @@ static_assert(GP_SELECT_WIDER_LOOKBACK_WARPS >= 1, "at least one look-back warp"
  * int32 0.5-3% faster from 2^24; select int32 and int64, and the other
  * cases at 2^22-2^24, within about 1.5% either way (docs/perf/scan.md,
  * round 58). */
+/* 1: 1-byte selections by flags (the wider tier) land each tile's flags
+ * in one of two slots of their own, not in its stage, so a use parked for
+ * its look-back holds only its items: GP_SELECT_WIDER_LOOKBACK_WARPS look-
+ * back warps and 4 stages of 16 KiB fit 2 blocks an SM, where stages of
+ * items and flags (32 KiB) left one look-back warp and 3 stages. H200, us:
+ * select u8 2^26 51.9 -> 50.0, 2^28 183.7 -> 175.5 (85.8% -> 90.2% of the
+ * copy); three look-back warps (5 stages) read the same. The narrow tier
+ * by flags with slots (int32: 3 blocks an SM, not 2) was no faster and
+ * 3-4% slower at 2^22, so it keeps its flags in its stages
+ * (docs/perf/scan.md, round 60). */
+#ifndef GP_SELECT_FLAG_SLOTS
+#define GP_SELECT_FLAG_SLOTS 1
+#endif
 #ifndef GP_SELECT_EARLY_REFILL
 #define GP_SELECT_EARLY_REFILL 1
 #endif
