@@ -560,7 +560,9 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* Look-back warps of the wider tier's kernels whose K + 2 stages still fit
  * the blocks their registers allow (3 an SM, packed): 1-byte selections
- * by comparison (16 KiB stages; by flags, 32 KiB stages, they keep one).
+ * by comparison (16 KiB stages); and by flags, at 2 blocks an SM, where
+ * their flags take slots of their own (GP_SELECT_FLAG_SLOTS; with flags
+ * in 32 KiB stages they kept one).
  * H100, 2 blocks an SM: select-if u8 2^26 59.2-59.5 -> 57.9-58.2 us, 2^28
  * 201-203 -> 195-196 (1.94x -> 2.00x CUB); 3 spilled (80 registers) and
  * lost 3-9%; by flags on 12 KiB tiles with two lost 4-7% (docs/perf/scan.md,
@@ -580,21 +582,21 @@ static_assert(GP_SELECT_WIDER_LOOKBACK_WARPS >= 1, "at least one look-back warp"
  * int32 0.5-3% faster from 2^24; select int32 and int64, and the other
  * cases at 2^22-2^24, within about 1.5% either way (docs/perf/scan.md,
  * round 58). */
-/* 1: 1-byte selections by flags (the wider tier) land each tile's flags
- * in one of two slots of their own, not in its stage, so a use parked for
- * its look-back holds only its items: GP_SELECT_WIDER_LOOKBACK_WARPS look-
- * back warps and 4 stages of 16 KiB fit 2 blocks an SM, where stages of
- * items and flags (32 KiB) left one look-back warp and 3 stages. H200, us:
- * select u8 2^26 51.9 -> 50.0, 2^28 183.7 -> 175.5 (85.8% -> 90.2% of the
- * copy); three look-back warps (5 stages) read the same. The narrow tier
- * by flags with slots (int32: 3 blocks an SM, not 2) was no faster and
- * 3-4% slower at 2^22, so it keeps its flags in its stages
- * (docs/perf/scan.md, round 60). */
-#ifndef GP_SELECT_FLAG_SLOTS
-#define GP_SELECT_FLAG_SLOTS 1
-#endif
 #ifndef GP_SELECT_EARLY_REFILL
 #define GP_SELECT_EARLY_REFILL 1
+#endif
+/* 1: 1-byte selections by flags (the wider tier) land each tile's flags
+ * in one of two slots of their own, not in its stage, so a use parked for
+ * its look-back holds only its items: two look-back warps
+ * (GP_SELECT_WIDER_LOOKBACK_WARPS) and 4 stages of 16 KiB fit 2 blocks an
+ * SM, where stages of items and flags (32 KiB) left one look-back warp and
+ * 3 stages. H200, us: select u8 2^26 51.9 -> 50.0, 2^28 183.7 -> 175.5
+ * (85.8% -> 90.2% of the copy); three look-back warps (5 stages) read the
+ * same. The narrow tier by flags with slots (int32: 3 blocks an SM, not 2)
+ * was no faster and 3-4% slower at 2^22, so it keeps its flags in its
+ * stages (docs/perf/scan.md, round 60). */
+#ifndef GP_SELECT_FLAG_SLOTS
+#define GP_SELECT_FLAG_SLOTS 1
 #endif
 /* A partition with at most K + 2 narrow tiles a resident block (one a
  * stage) skips the count tasks (cuda_select.cu, one_pass_partition;
