@@ -906,8 +906,8 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
 /*
  * bits_and_count for partition_prefixed_kernel (p.before): block b takes
  * the range of range_tiles wider tiles from tile b * range_tiles, its
- * words with a stride of the block (write_word_pairs), and writes the range's count to before[b]; the grid
- * is one block a range. The block that finishes last, after the others'
+ * words with a stride of the block (write_word_pairs), and writes the
+ * range's count to before[b]; the grid is one block a range. The block that finishes last, after the others'
  * counts (each fenced before its ticket), scans them into the count
  * before each range and writes the total. By tile, with a block barrier
  * a tile and a last block scanning 16384 counts at 2^28 items, this

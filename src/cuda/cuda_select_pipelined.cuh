@@ -29,10 +29,10 @@
  * A stage is the tile's items, then (by flags) its flags, both copied by
  * the bulk copy engine on one barrier; 1-byte selections by flags (the
  * wider tier) land the flags in two slots of their own instead, each on a
- * barrier of its own, the next use's once a use is ranked. The compacted run written at use u
- * is read, by other scan threads, at use u + K: the scan warps' barriers of
- * the uses between (K >= 1) order the two, and one more barrier before the
- * last K finishes.
+ * barrier of its own, the next use's once a use is ranked. The compacted
+ * run written at use u is read, by other scan threads, at use u + K: the
+ * scan warps' barriers of the uses between (K >= 1) order the two, and one
+ * more barrier before the last K finishes.
  *
  * Partition (the kernel's Partition argument, a kernel of its own: with a
  * runtime flag the partition's branches and shared state cost the
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * scan thread arrives); before_of the count before it (one lane).
      * A partition's count uses have barriers of their own. */
     __shared__ uint64_t full[kStages], counted[kStages], placed[kStages], counted_c[kStages], placed_c[kStages];
-    __shared__ uint64_t flags_full[kFlagSlots ? kFlagSlots : 1]; /* use v's flags landed in slot v % kFlagSlots */
+    __shared__ uint64_t flags_full[kSlotModulus]; /* use v's flags landed in slot v % kFlagSlots */
     /* A partition's count uses. Kernels always counted first have none:
      * one slot is declared and never used (three, 768 bytes, would leave
      * the Bits kernels' int32 wide blocks at 2 an SM). */
