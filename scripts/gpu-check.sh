@@ -5,6 +5,7 @@
 # tests under compute-sanitizer memcheck and racecheck, then the benchmarks.
 # Logs go to $OUT (or ./gpu-check-out); the summary is printed last.
 #   scripts/gpu-check.sh [--part 1|2|3|4] [--no-bench] [--ladders-only] [--bench-args "..."]
+#                        [--only REGEX]
 # The whole check takes longer than one device call (10 minutes), so it
 # comes in four, each building first (a no-op on the same warm machine,
 # ~150-190 s on a fresh one): --part 1 ctest and the sanitizers on
@@ -12,6 +13,9 @@
 # and test_transpose; --part 3 the sanitizers on persistent grids and the
 # other hooked paths, the ladders, the demo and the benchmarks; --part 4
 # the sanitizers on test_histogram. No --part: all.
+# --only REGEX runs, besides configure, build and info, only the steps whose
+# names match (grep -E): to finish a part that an earlier call's deadline
+# cut short; the summary names the filter.
 # GPUPRIM_COMMIT names the commit in the logs (default: git rev-parse HEAD,
 # which on the device machine may be a stale copy of .git).
 set -uo pipefail
@@ -25,6 +29,8 @@ bench=1
 only_ladders=0
 bench_args=""
 part=0
+only=""
+matched=0 # steps --only let run: none is a failure, not an empty pass
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) part=$2; shift
@@ -32,6 +38,7 @@ while [ $# -gt 0 ]; do
     --no-bench) bench=0 ;;
     --ladders-only) only_ladders=1; bench=0 ;; # the tool alone: ladder sanitizers and the demo
     --bench-args) bench_args=$2; shift ;;
+    --only) only=$2; shift ;;
     *) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -48,6 +55,10 @@ t_start=$(date +%s)
 summary=()
 step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
   local name=$1; shift
+  case "$name" in configure|build|info) ;; *)
+    [ -z "$only" ] || grep -qE "$only" <<<"$name" || return 0
+    matched=$((matched + 1)) ;;
+  esac
   local t0=$(date +%s)
   local left=$(( deadline - (t0 - t_start) ))
   if [ $left -lt 15 ]; then
@@ -179,8 +190,10 @@ if [ $bench -eq 1 ] && [ $third -eq 1 ]; then
     --json "$out/bench-transpose.json"
 fi
 
+[ -n "$only" ] && [ $matched -eq 0 ] &&
+  summary+=("$(printf '%-26s %-14s %4ss' "--only $only" "FAIL (no step)" 0)")
 echo
-echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT, part ${part/#0/all})"
+echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT, part ${part/#0/all}${only:+, only steps matching $only})"
 cat "$out/gpu.txt" | head -2
 pack
 cat "$out/summary.txt"
