@@ -53,6 +53,7 @@ export GPUPRIM_COMMIT=${GPUPRIM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null
 deadline=${DEADLINE_S:-570}
 t_start=$(date +%s)
 summary=()
+record() { summary+=("$(printf '%-26s %-14s %4ss' "$1" "$2" "$3")"); } # name, verdict, seconds
 step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
   local name=$1; shift
   case "$name" in configure|build|info) ;; *)
@@ -62,7 +63,7 @@ step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
   local t0=$(date +%s)
   local left=$(( deadline - (t0 - t_start) ))
   if [ $left -lt 15 ]; then
-    summary+=("$(printf '%-26s %-14s %4ss' "$name" "SKIPPED (time)" 0)")
+    record "$name" "SKIPPED (time)" 0
     echo "== $name: SKIPPED (no time left)"
     return 1
   fi
@@ -70,7 +71,7 @@ step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
   local rc=$?
   local verdict=PASS; [ $rc -eq 0 ] || verdict="FAIL (exit $rc)"
   [ $rc -eq 124 ] && verdict="FAIL (timed out)"
-  summary+=("$(printf '%-26s %-14s %4ss' "$name" "$verdict" $(( $(date +%s) - t0 )))")
+  record "$name" "$verdict" $(( $(date +%s) - t0 ))
   echo "== $name: $verdict"; tail -n 25 "$out/$name.log"
   return $rc
 }
@@ -191,7 +192,7 @@ if [ $bench -eq 1 ] && [ $third -eq 1 ]; then
 fi
 
 [ -n "$only" ] && [ $matched -eq 0 ] &&
-  summary+=("$(printf '%-26s %-14s %4ss' "--only $only" "FAIL (no step)" 0)")
+  record "--only $only" "FAIL (no step)" 0
 echo
 echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT, part ${part/#0/all}${only:+, only steps matching $only})"
 cat "$out/gpu.txt" | head -2
