@@ -63,8 +63,9 @@
 namespace gp_cuda {
 namespace {
 
-/* A pipelined scan's shape: K look-back warps, K + 2 stages (K parked,
- * one scanned, one landing) of one tile each. Narrow: scan_kernel's tiles
+/* A pipelined scan's shape: K look-back warps, K + 1 + kLead stages (K
+ * parked, one scanned, kLead landing; kLead is 1 but for a measurement
+ * build, GP_SCAN_WIDE_LEAD) of one tile each. Narrow: scan_kernel's tiles
  * (at most 16 KiB), GP_SCAN_LOOKBACK_WARPS, 3 blocks an SM. Wide (4- and
  * 8-byte inputs and packed 1-byte scans, cuda_tuning.h): 32 KiB tiles, one
  * look-back warp, 2 blocks an SM. */
@@ -74,16 +75,19 @@ struct pipe_shape {
     static constexpr int64_t kTile = (int64_t)kScanThreads * kItems;
     static constexpr unsigned kTileBytes = (unsigned)kTile * sizeof(In);
     static constexpr int K = Wide ? GP_SCAN_WIDE_LOOKBACK_WARPS : GP_SCAN_LOOKBACK_WARPS;
-    static constexpr int kStages = K + 2;
-    /* Uses staged at once at the start (cuda_tuning.h). */
-    static constexpr unsigned kPrimed = GP_SCAN_PRIME_USES < kStages ? GP_SCAN_PRIME_USES : kStages;
+    static constexpr unsigned kLead = Wide ? GP_SCAN_WIDE_LEAD : 1; /* uses landing ahead of the one scanned */
+    static constexpr int kStages = K + 1 + (int)kLead;
+    /* Uses staged at once at the start (cuda_tuning.h), at least kLead:
+     * stage::refill stages use u + kLead at use u. */
+    static constexpr unsigned kPrimeWanted = GP_SCAN_PRIME_USES > kLead ? GP_SCAN_PRIME_USES : kLead;
+    static constexpr unsigned kPrimed = kPrimeWanted < (unsigned)kStages ? kPrimeWanted : kStages;
     static constexpr int kThreads = kScanThreads + K * kWarp;
     static constexpr size_t kSharedBytes = (size_t)kStages * kTileBytes; /* dynamic */
     /* The 1-byte min and max (32 one-byte accumulators a thread) spilled 8
      * bytes at 3 blocks (64 registers): 2. Packed (cuda_scan_bytes.cuh) they
      * take 54 registers, and 3 blocks ran as 2 (docs/perf/scan.md round 48).
      * Wide: 96 registers. */
-    static constexpr int kBlocks = Wide || (sizeof(In) == 1 && sizeof(A) == 1) ? 2 : 3;
+    static constexpr int kBlocks = Wide ? GP_SCAN_WIDE_BLOCKS : sizeof(In) == 1 && sizeof(A) == 1 ? 2 : 3;
 };
 /* Which scans take it: outputs the inputs' size, narrow tiles of at most
  * 16 KiB; wide tiles for 4- and 8-byte inputs and packed 1-byte scans (a
@@ -134,7 +138,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     constexpr int Items = shape::kItems;
     using L = tile::rows<In, Items>;
     static_assert(pipelined_scan<In, A, S>, "parks the local scan over the input");
-    static_assert(shape::kStages == shape::K + 2, "stage::refill stages the use after the current one");
+    static_assert(shape::kStages == shape::K + 1 + (int)shape::kLead, "stage::refill stages use u + kLead at use u");
     constexpr int64_t kTile = shape::kTile;
     constexpr unsigned kTileBytes = shape::kTileBytes;
     constexpr int kStages = shape::kStages;
@@ -280,7 +284,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         }
         stage::arrive(&totalled[s]);
         /* Every scan warp finished use - 1 - K before this barrier. */
-        if (threadIdx.x == 0) stage::refill(use, kPrimed, stage_use);
+        if (threadIdx.x == 0) stage::refill<shape::kLead>(use, kPrimed, stage_use);
         /* The tile-local scan, parked over its input. */
         if constexpr (kPacked) {
             bytes::finish_rows<Op, In>(warp_prefix, lane_prefix, p.exclusive, x);

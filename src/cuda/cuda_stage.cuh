@@ -150,20 +150,21 @@ __device__ __forceinline__ void fetch(void *dst, const void *src, unsigned bytes
 /* A persistent block's stage ring, kept by thread 0: stage_use(v) stages
  * use v in stage v % Stages (its tile's copies, or whatever else that
  * use's readers wait for). The first `primed` uses (at most Stages) are
- * staged at once, before the first use; then, at use u, use u + 1, once
- * past a barrier that every reader of the stages passes only when done
- * with use u + 1 - Stages, the last use of that stage (callers keep K
- * uses parked behind the current one and Stages = K + 2). */
+ * staged at once, before the first use; then, at use u, use u + Lead,
+ * once past a barrier that every reader of the stages passes only when
+ * done with use u + Lead - Stages, the last use of that stage (callers
+ * keep K uses parked behind the current one, Lead landing ahead of it,
+ * Stages = K + 1 + Lead, and prime at least Lead uses). */
 template <class StageUse>
 __device__ __forceinline__ void prime(unsigned primed, StageUse &stage_use)
 {
     for (unsigned v = 0; v < primed; v++) stage_use(v);
 }
 
-template <class StageUse>
+template <unsigned Lead = 1, class StageUse>
 __device__ __forceinline__ void refill(unsigned use, unsigned primed, StageUse &stage_use)
 {
-    if (use + 1 >= primed) stage_use(use + 1);
+    if (use + Lead >= primed) stage_use(use + Lead);
 }
 
 /* Stages of `tile_bytes` a block keeps within `budget` bytes: at least 2

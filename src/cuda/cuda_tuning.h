@@ -353,9 +353,26 @@ constexpr long long kWideMinTilesPerBlock = GP_WIDE_MIN_TILES_PER_BLOCK;
 static_assert(GP_SCAN_WIDE_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* The scan's wide tile: 32 KiB (32 and 16 items a thread), 3 stages a
  * block, 2 blocks an SM (96 registers, no spills); 24 KiB with 3 blocks an
- * SM did as well but spilled 4-28 bytes in the 8-byte kernels at 72. */
+ * SM did as well but spilled 4-28 bytes in the 8-byte kernels at 72.
+ * H200, 2^24-2^28, the other shapes of round 62 (docs/perf/scan.md), the
+ * two knobs below included: 36 KiB tiles 0.1-1.4% faster for int32 and
+ * int64 from 2^26 but 3-5% slower for u8 at 2^26 (not taken without an
+ * H100 A/B); 24 KiB with 2 tiles landing, 24 KiB with 3 blocks, 16 KiB
+ * with 3 landing or 4 blocks, and 64 KiB on 512 threads, 1 block an SM,
+ * all as fast or slower (up to 50%). */
 #ifndef GP_SCAN_WIDE_TILE_BYTES
 #define GP_SCAN_WIDE_TILE_BYTES 32768
+#endif
+/* Wide tiles landing ahead of the one scanned: K + 1 + this many stages a
+ * block. More in flight bought nothing on the H200 (round 62). */
+#ifndef GP_SCAN_WIDE_LEAD
+#define GP_SCAN_WIDE_LEAD 1
+#endif
+static_assert(GP_SCAN_WIDE_LEAD >= 1, "at least the next tile lands");
+/* Blocks an SM the wide scan kernels are built for (__launch_bounds__
+ * minimum; the registers follow). */
+#ifndef GP_SCAN_WIDE_BLOCKS
+#define GP_SCAN_WIDE_BLOCKS 2
 #endif
 __host__ __device__ constexpr int scan_wide_items(int in_bytes)
 {
