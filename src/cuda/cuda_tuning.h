@@ -212,7 +212,9 @@ static_assert(kLookbackTagsPerLane >= 1 && kLookbackTagsPerLane <= 8, "1 to 8 st
 /* Longest sleep between polls of a predecessor's status. A waiting tile is
  * on the critical path of every tile after it, so long sleeps stretch the
  * chain; 0 polls without sleeping. H200, 2^28 int32 (lookback-sweep.sh):
- * 1024 -> 0 ns gave scan +9%, select and the filter nothing. */
+ * 1024 -> 0 ns gave the first kernels' scan +9%, select and the filter
+ * nothing; today's kernels, nothing either (H100 scan, round 12 of
+ * docs/perf/scan.md; H200 selections, round 60, and scans, round 62). */
 #ifndef GP_LOOKBACK_MAX_SLEEP_NS
 #define GP_LOOKBACK_MAX_SLEEP_NS 1024
 #endif
