@@ -48,6 +48,12 @@
  * of docs/perf/scan.md: 88 -> 92-93% of the copy for int32 at 2^28), and
  * so do 1- and 2-byte scans kept packed (cuda_scan_bytes.cuh).
  *
+ * Wide tiles leave by bulk stores (GP_SCAN_BULK_STORES): a warp writes its
+ * segment's results back over its parked scan, and one lane hands the
+ * segment to the copy engine; the stage is refilled only once every such
+ * store has read it (stores_read before the barrier that precedes the
+ * refill). H200: 0.7-2% faster from 2^26 (docs/perf/scan.md, round 63).
+ *
  * Progress, as scan_kernel's persistent grid: every block is resident and
  * takes its tiles in order. The smallest unpublished tile m: its block's
  * scan warps reach it (they wait only for copies and for prefixes of
@@ -145,6 +151,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
     constexpr int kLookbackWarps = shape::K;
     constexpr unsigned kPrimed = shape::kPrimed;
     constexpr bool kPacked = bytes::packed_kernel<In, S, Op, Wide>;
+    constexpr bool kBulkStores = Wide && GP_SCAN_BULK_STORES;
     __shared__ unsigned ticket_words[2];
     __shared__ A warp_totals[2][kScanWarps]; /* by use parity: no barrier between a read and the next write */
     __shared__ A total_of[kStages], prefix_of[kStages];
@@ -215,8 +222,16 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         if (threadIdx.x == 0) GP_TL_TILE(finish_start, t.index + tile_of(u));
         const A prefix = prefix_of[s];
         const int64_t seg_base = (int64_t)(t.index + tile_of(u)) * kTile + (int64_t)warp * L::kWarpItems;
-        const In *seg = reinterpret_cast<const In *>(stages + s * kTileBytes) + warp * L::kWarpItems;
+        In *seg = reinterpret_cast<In *>(stages + s * kTileBytes) + warp * L::kWarpItems;
         S *out = static_cast<S *>(p.out) + seg_base;
+        /* A whole, aligned warp segment goes out from the stage by one bulk
+         * store: its results are written back over the parked scan first. */
+        const bool bulk = kBulkStores && p.aligned && p.n - seg_base >= L::kWarpItems;
+        auto store_segment = [&] {
+            stage::store_fence();
+            __syncwarp();
+            if (lane == 0) stage::store(out, seg, (unsigned)(L::kWarpItems * sizeof(S)));
+        };
         if constexpr (kPacked) {
             uint4 v[L::R];
 #pragma unroll
@@ -224,7 +239,11 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
                 v[r] = *reinterpret_cast<const uint4 *>(seg + L::index(r, lane, 0));
                 bytes::apply_row<Op, In>(static_cast<uint32_t>(prefix), v[r]);
             }
-            if (p.aligned && p.n - seg_base >= L::kWarpItems) {
+            if (bulk) {
+#pragma unroll
+                for (int r = 0; r < L::R; r++) *reinterpret_cast<uint4 *>(seg + L::index(r, lane, 0)) = v[r];
+                store_segment();
+            } else if (p.aligned && p.n - seg_base >= L::kWarpItems) {
 #pragma unroll
                 for (int r = 0; r < L::R; r++) tile::store16(out + L::index(r, lane, 0), v[r]);
             } else {
@@ -237,7 +256,12 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
             for (int r = 0; r < L::R; r++)
 #pragma unroll
                 for (int e = 0; e < L::V; e++) y[r][e] = Op::apply(prefix, y[r][e]);
-            tile::store_rows<In, A, S, Items>(out, p.n - seg_base, p.aligned, y);
+            if (bulk) {
+                park_rows<In, A, S, Items>(seg, y);
+                store_segment();
+            } else {
+                tile::store_rows<In, A, S, Items>(out, p.n - seg_base, p.aligned, y);
+            }
         }
         if (threadIdx.x == 0) GP_TL_TILE(finish_end, t.index + tile_of(u));
     };
@@ -271,6 +295,9 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         if constexpr (kPacked) warp_total = bytes::warp_scan_rows<Op, In>(x, lane_prefix);
         else warp_total = tile::warp_scan_rows<Op>(x, lane_prefix);
         A warp_prefix, tile_total;
+        /* The barrier in block_combine comes before thread 0 refills the
+         * stage last finished: its bulk stores must have read it. */
+        if (kBulkStores && lane == 0) stage::stores_read();
         tile::block_combine<Op, A, kScanWarps>(warp_total, warp_totals[use & 1], warp_prefix, tile_total,
                                                sync_scan_warps{});
         /* Every scan thread arrives, not one for all: its reads of this
@@ -297,6 +324,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         if (use >= kLookbackWarps) finish(use - kLookbackWarps);
     }
     for (unsigned u = use > kLookbackWarps ? use - kLookbackWarps : 0; u < use; u++) finish(u);
+    if (kBulkStores && lane == 0) stage::stores_done(); /* the stages outlive no store */
     if (threadIdx.x == 0) GP_TL_BLOCK(exit_);
 }
 

@@ -65,6 +65,10 @@ __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
 }
 template <int Threads>
 __device__ __forceinline__ void sync_threads() { gp_emu::named_barrier(Threads); }
+__device__ __forceinline__ void store_fence() {}
+__device__ __forceinline__ void store(void *dst, const void *src, unsigned bytes) { memcpy(dst, src, bytes); }
+__device__ __forceinline__ void stores_read() {}
+__device__ __forceinline__ void stores_done() {}
 #else
 __device__ __forceinline__ unsigned smem_address(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
@@ -124,6 +128,28 @@ __device__ __forceinline__ void prefetch_l2(const void *src, unsigned bytes)
 {
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
 }
+
+/* Bulk stores, shared to global by the copy engine (one thread issues;
+ * each store is a bulk group of its own). Every thread that wrote the
+ * source calls store_fence after its writes, then a barrier (or
+ * __syncwarp among one warp's writers) orders them before the store. */
+__device__ __forceinline__ void store_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+/* `bytes` (a multiple of 16; both addresses 16-byte aligned) from shared
+ * `src` to global `dst`. */
+__device__ __forceinline__ void store(void *dst, const void *src, unsigned bytes)
+{
+    /* No L2 hint: evict-first lost the stores' gain (round 63). */
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(smem_address(src)),
+                 "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+/* The issuing thread: its bulk stores have read their sources (which may
+ * then be written again), or are done. */
+__device__ __forceinline__ void stores_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+__device__ __forceinline__ void stores_done() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
 /* Every thread that reads the stage: waits until its phase `parity` completes. */
 __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity)
