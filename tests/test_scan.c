@@ -116,9 +116,15 @@ static table build_table(uint64_t seed, bool quick)
             if (gpt_is_float(t)) add_ops(&tb, seed, t, sz[s], PAT_INTVAL, OUT_SAME_AND_WIDEST, false, 0, 0);
         }
         /* --quick runs under the sanitizers with 5 resident blocks: there
-         * 1-byte scans of 20 wide tiles (32768 items) + 1 take the packed
-         * wide kernel (cuda_scan_bytes.cuh), its last tile partial. */
-        if (quick && gpt_size(t) == 1) add_ops(&tb, seed, t, 20 * 32768 + 1, PAT_RANDOM, OUT_SAME, false, 0, 0);
+         * scans of 20 wide tiles (32 KiB) + 1 item take the wide kernel
+         * (packed for 1- and 2-byte items, cuda_scan_bytes.cuh), its last
+         * tile partial: its whole segments leave by bulk stores, the last
+         * one by the 16-byte stores; in place too. */
+        if (quick) {
+            const int64_t wide = 20 * (32768 / (int64_t)gpt_size(t)) + 1;
+            add_ops(&tb, seed, t, wide, PAT_RANDOM, OUT_SAME, false, 0, 0);
+            add_ops(&tb, seed, t, wide, PAT_RANDOM, OUT_SAME, true, 0, 0);
+        }
         for (size_t s = 0; s < nsome; s++) {
             int64_t n = some_sizes[s];
             for (int p = 0; p < PAT_COUNT; p++)
