@@ -380,7 +380,7 @@ static_assert(GP_SCAN_WIDE_LEAD >= 1, "at least the next tile lands");
  * over its stage and out by one bulk store (cp.async.bulk, shared to
  * global), not by 16-byte stores from registers; 0: the stores. With the
  * look-back taken out (a diagnostic build, wrong prefixes) the scan was
- * no faster on an H200: its miss there is its data path, not the chain.
+ * no faster on an H200 from 2^26: its miss there is its data path.
  * H200, us: int32 2^26 137.1 -> 135.1 and 138.3 -> 136.3, 2^28 540.4 ->
  * 533.5 and 546.0 -> 541.0, 2^29 1090 -> 1073; u8 2^28 137.9 -> 135.8;
  * int64 2^28 0.7-0.8% faster; an evict-first hint on the stores lost it
