@@ -1,6 +1,10 @@
 /*
- * A 1-byte partition counted first, with every tile's offset known before
- * it starts (included by cuda_select.cu, after the pipelined selection).
+ * A partition by bits counted first, with every tile's offset known before
+ * it starts (included by cuda_select.cu, after the pipelined selection):
+ * 1-byte items on wider tiles (GP_PARTITION_PREFIXED), by flags or by
+ * comparison; 4- and 8-byte items by flags on narrow tiles, kSub of them in
+ * a wider 1-byte tile's items, the unit the bit kernel counts ranges in
+ * (GP_PARTITION_PREFIXED_WIDE).
  *
  * Why. Counted first, the Bits kernel of cuda_select_pipelined.cuh (which
  * 1-byte partitions ran before this one, GP_PARTITION_PREFIXED) still
@@ -16,7 +20,7 @@
  * once. Without look-back warps or parked runs, four blocks fit an SM, each
  * with GP_PARTITION_PREFIXED_STAGES tiles landing.
  *
- * Block b takes the b-th range of p.range_tiles consecutive tiles (b by
+ * Block b takes the b-th range of p.range_tiles consecutive units (b by
  * ticket), whose count before it the bit kernel left in p.before[b], and
  * adds each tile's count as it goes: no block waits on another, so the
  * grid needs no co-residency. The one partial tile loads from global
@@ -28,11 +32,18 @@
 namespace gp_cuda {
 namespace {
 
+/* The ranges of the bit kernel are counted in 1-byte wider tiles
+ * (kPrefixUnit items); 4- and 8-byte items take narrow tiles (16 KiB),
+ * kSub of them a unit. */
+constexpr int64_t kPrefixUnit = select_wider_tile(1);
+
+template <class T>
 struct prefixed_shape {
     static constexpr int kStages = GP_PARTITION_PREFIXED_STAGES;
-    static constexpr int kItems = select_wider_items(1);
+    static constexpr int kItems = sizeof(T) == 1 ? select_wider_items(1) : select_items(sizeof(T));
     static constexpr int64_t kTile = (int64_t)kSelectThreads * kItems;
-    static constexpr unsigned kItemBytes = (unsigned)kTile, kBitBytes = (unsigned)(kTile / 8);
+    static constexpr int64_t kSub = kTile > 0 ? kPrefixUnit / kTile : 0; /* tiles a unit */
+    static constexpr unsigned kItemBytes = (unsigned)(kTile * sizeof(T)), kBitBytes = (unsigned)(kTile / 8);
     static constexpr unsigned kStageBytes = kItemBytes + kBitBytes;
     /* The run buffer: a tile, and up to 15 bytes before each run, which
      * starts at its destination's offset in a 16-byte vector. */
@@ -41,7 +52,9 @@ struct prefixed_shape {
     static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + kRunBytes;
     static constexpr long long kFit = blocks_in_shared((long long)kSharedBytes);
     static constexpr int kBlocks = kFit < 4 ? (int)kFit : 4;
-    static_assert(kItems > 0 && kStages >= 1 && kBlocks >= 1, "a wider 1-byte tile, a stage, a block an SM");
+    static_assert(kItems > 0 && kStages >= 1 && kBlocks >= 1, "a tile, a stage, a block an SM");
+    static_assert(kSub >= 1 && kSub * kTile == kPrefixUnit, "whole tiles a unit");
+    static_assert(kStageBytes % 16 == 0, "every stage and the run buffer 16-byte aligned");
 };
 
 /*
@@ -63,14 +76,18 @@ __device__ __forceinline__ void copy_aligned_run(uint8_t *dst, const uint8_t *ru
     for (unsigned k = threadIdx.x; k < vectors; k += kSelectThreads) __stcs(to + k, src[k]);
 }
 
-__global__ void __launch_bounds__(kSelectThreads, prefixed_shape::kBlocks)
+/* T moves bits only (uint8_t, uint32_t, uint64_t for every dtype of its
+ * size): the masks come from the bit kernel. */
+template <class T>
+__global__ void __launch_bounds__(kSelectThreads, prefixed_shape<T>::kBlocks)
     partition_prefixed_kernel(const __grid_constant__ select_params p)
 {
-    using T = uint8_t;
-    using shape = prefixed_shape;
+    using shape = prefixed_shape<T>;
     constexpr int Items = shape::kItems, kStages = shape::kStages;
     constexpr int64_t kTile = shape::kTile;
+    constexpr unsigned kSize = (unsigned)sizeof(T);
     using L = rows<T, Items>;
+    constexpr bool kPacked = kSize == 1; /* 1-byte rows held as loaded, interleaved */
     __shared__ uint64_t full[kStages];
     __shared__ unsigned warp_counts[2][kSelectWarps]; /* by use parity: no barrier between a read and the next write */
     GP_DYNAMIC_SHARED(smem);
@@ -80,10 +97,12 @@ __global__ void __launch_bounds__(kSelectThreads, prefixed_shape::kBlocks)
     __shared__ unsigned ticket_words[2];
     /* The block's range (p.grid blocks), by ticket as the look-back
      * kernels take theirs: the CPU emulation knows blocks only so. No
-     * status is written, and no block waits on another. */
+     * status is written, and no block waits on another. p.range_tiles
+     * counts units, kSub tiles each. */
     const lookback::ticket t = lookback::take_ticket(p.arena, p.grid, 0, ticket_words);
-    const unsigned long long first = (unsigned long long)t.index * p.range_tiles;
-    const unsigned long long end = first + p.range_tiles < p.tiles ? first + p.range_tiles : p.tiles;
+    const unsigned long long first = (unsigned long long)t.index * p.range_tiles * shape::kSub;
+    const unsigned long long span = p.range_tiles * shape::kSub;
+    const unsigned long long end = first + span < p.tiles ? first + span : p.tiles;
     auto tile_of = [&](unsigned use) { return first + use; };
     /* Thread 0: use v's tile into stage v % kStages, or, where it is
      * partial or past the end, a bare arrival: every use completes one
@@ -120,11 +139,11 @@ __global__ void __launch_bounds__(kSelectThreads, prefixed_shape::kBlocks)
         const int s = (int)(use % kStages);
         const uint8_t *stage_bytes = smem + s * shape::kStageBytes;
         const int64_t tile_base = (int64_t)tile * kTile, seg_base = tile_base + (int64_t)warp * L::kWarpItems;
-        held_rows<T, Items, true, GP_SELECT_INTERLEAVED_BYTES != 0> h;
+        held_rows<T, Items, kPacked, kPacked && GP_SELECT_INTERLEAVED_BYTES != 0> h;
         unsigned mask[L::R];
         if (whole(tile)) {
             stage::wait(&full[s], (use / kStages) & 1u);
-            h.load_shared(stage_bytes + warp * L::kWarpItems);
+            h.load_shared(reinterpret_cast<const T *>(stage_bytes) + warp * L::kWarpItems);
             h.masks_from_bits(reinterpret_cast<const uint32_t *>(stage_bytes + shape::kItemBytes) + warp * Items, mask);
         } else {
             h.template load_global<true, true>(p, seg_base, p.n - seg_base, mask);
@@ -139,18 +158,22 @@ __global__ void __launch_bounds__(kSelectThreads, prefixed_shape::kBlocks)
          * the run buffer this use's runs. */
         if (threadIdx.x == 0) stage_use(use + kStages);
         /* Each run starts in the buffer at its destination's offset in a
-         * 16-byte vector, so that both copy out without shifts. */
-        uint8_t *const kept_to = out + before;
-        uint8_t *const rejected_to = out + total + ((unsigned long long)tile_base - before);
+         * 16-byte vector, so that both copy out without shifts (offsets in
+         * bytes: whole items, as 16 is a multiple of the item's size). */
+        uint8_t *const kept_to = out + before * kSize;
+        uint8_t *const rejected_to = out + (total + ((unsigned long long)tile_base - before)) * kSize;
+        const unsigned kept_bytes = kept * kSize;
         const unsigned kept_at = (unsigned)(uintptr_t)kept_to % 16u;
-        const unsigned rejected_at = kept_at + kept + ((unsigned)(uintptr_t)rejected_to - (kept_at + kept)) % 16u;
-        /* compact's last argument is where the rejected run starts, past its stage argument. */
-        h.template compact<true>(runs + kept_at, mask, warp_before, ranks, rejected_at - kept_at);
+        const unsigned rejected_at =
+            kept_at + kept_bytes + ((unsigned)(uintptr_t)rejected_to - (kept_at + kept_bytes)) % 16u;
+        /* compact's last argument is where the rejected run starts, in items past its stage argument. */
+        h.template compact<true>(reinterpret_cast<T *>(runs + kept_at), mask, warp_before, ranks,
+                                 (rejected_at - kept_at) / kSize);
         sync_select_warps{}();
         const int64_t left = p.n - tile_base;
         const unsigned valid = left > kTile ? (unsigned)kTile : (unsigned)left;
-        copy_aligned_run(kept_to, runs, kept_at, kept);
-        copy_aligned_run(rejected_to, runs, rejected_at, valid - kept);
+        copy_aligned_run(kept_to, runs, kept_at, kept_bytes);
+        copy_aligned_run(rejected_to, runs, rejected_at, (valid - kept) * kSize);
         before += kept;
     }
 }

@@ -1573,14 +1573,21 @@ unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
 /* flag_bits_kernel's bits: n rounded up to 128 items, a bit each; its
  * partial counts follow them. */
 size_t flag_bits_bytes(int64_t n) { return (size_t)((n + 127) / 128) * 16; }
-/* Whether 1-byte items counted first with bits take their tiles' offsets
- * from the bit kernel and run partition_prefixed_kernel (on wider tiles). */
-bool prefixed_for(gp_dtype t) { return GP_PARTITION_PREFIXED && select_wider_items(1) > 0 && gp_dtype_size(t) == 1; }
+/* Whether items of t counted first with bits take their tiles' offsets
+ * from the bit kernel and run partition_prefixed_kernel: 1-byte ones on
+ * wider tiles (GP_PARTITION_PREFIXED), 4- and 8-byte ones on narrow tiles
+ * (GP_PARTITION_PREFIXED_WIDE). Its ranges count the 1-byte wider tiles. */
+bool prefixed_for(gp_dtype t)
+{
+    const size_t sz = gp_dtype_size(t);
+    if (kPrefixUnit <= 0) return false;
+    return sz == 1 ? GP_PARTITION_PREFIXED != 0 : (sz == 4 || sz == 8) && GP_PARTITION_PREFIXED_WIDE != 0;
+}
 /* Its ranges' counts, after the bits and the partials: room for one a
  * wider tile (partition_prefixed takes at most that many ranges). */
 size_t prefixed_bytes(gp_dtype t, int64_t n)
 {
-    return prefixed_for(t) ? (size_t)lookback::tiles_of(select_wider_tile(1), n) * 8 : 0;
+    return prefixed_for(t) ? (size_t)lookback::tiles_of(kPrefixUnit, n) * 8 : 0;
 }
 /* The bit kernel's workspace, in bytes from its start: the bits, then a
  * partial count a block (partials), then, for partition_prefixed_kernel,
@@ -1603,9 +1610,13 @@ bool compare_bits_for(gp_dtype t) { return GP_PARTITION_IF_BITS && gp_dtype_size
 /* Whether a partition counted first runs partition_prefixed_kernel: every
  * 1-byte one with bits (by flags, or by comparison through
  * compare_bits_kernel), whatever tier or one pass its tiles would take
- * (GP_PARTITION_PREFIXED). */
+ * (GP_PARTITION_PREFIXED); 4- and 8-byte ones by flags, up to a size and
+ * where they do not run in one pass (select; GP_PARTITION_PREFIXED_WIDE,
+ * _MAX_BYTES). */
 bool prefixed_takes(const gp_select_args *a)
 {
+    const long long sz = (long long)gp_dtype_size(a->t);
+    if (sz > 1 && a->n > GP_PARTITION_PREFIXED_WIDE_MAX_BYTES / sz) return false;
     return prefixed_for(a->t) && (a->flags != NULL || compare_bits_for(a->t));
 }
 size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
@@ -1833,34 +1844,47 @@ gp_status write_zero_count(gp_ctx *ctx, int64_t *count)
     return GP_STATUS_OK;
 }
 
-/* A 1-byte partition counted first with its tiles' offsets (prefixed_for):
- * the bit kernel, then partition_prefixed_kernel on as many blocks as the
- * device holds at once (fewer suit as well: no block waits on another). */
-gp_status partition_prefixed(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, select_params &p)
+/* A partition counted first with its tiles' offsets (prefixed_for): the
+ * bit kernel, then partition_prefixed_kernel<T> on as many blocks as the
+ * device holds at once (fewer suit as well: no block waits on another),
+ * a range of whole units (kPrefixUnit items) a block. */
+template <class T>
+gp_status partition_prefixed_as(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, select_params &p)
 {
-    const unsigned long long tiles = lookback::tiles_of(prefixed_shape::kTile, a->n);
-    set_tiles(p, true, tiles);
-    /* Ranges of consecutive tiles, one a block of each kernel: as many as
+    using shape = prefixed_shape<T>;
+    const unsigned long long units = lookback::tiles_of(kPrefixUnit, a->n);
+    set_tiles(p, true, lookback::tiles_of(shape::kTile, a->n));
+    /* Ranges of consecutive units, one a block of each kernel: as many as
      * the device holds blocks of the partition (fewer where the test hook
      * caps them), else as the bit kernel would take. */
-    const void *fn = (const void *)partition_prefixed_kernel;
-    unsigned long long ranges = resident_blocks(ctx, fn, (unsigned)kSelectThreads, prefixed_shape::kSharedBytes);
+    const void *fn = (const void *)partition_prefixed_kernel<T>;
+    unsigned long long ranges = resident_blocks(ctx, fn, (unsigned)kSelectThreads, shape::kSharedBytes);
     if (ranges == 0) ranges = flag_bits_grid(ctx, a->n);
-    if (ranges > tiles) ranges = tiles;
-    p.range_tiles = (tiles + ranges - 1) / ranges;
-    p.grid = (unsigned)((tiles + p.range_tiles - 1) / p.range_tiles);
+    if (ranges > units) ranges = units;
+    p.range_tiles = (units + ranges - 1) / ranges;
+    p.grid = (unsigned)((units + p.range_tiles - 1) / p.range_tiles);
     p.before = reinterpret_cast<unsigned long long *>(after + bit_workspace_of(ctx, a->t, a->n).before);
     gp_status s = count_before(ctx, a, after, p);
     if (s != GP_STATUS_OK) return s;
     void *args[] = {&p};
 #if GP_PARTITION_PREFIXED_OVERLAP
     return launch_after_prior(ctx, fn, "partition_prefixed_kernel", p.grid, (unsigned)kSelectThreads,
-                              prefixed_shape::kSharedBytes, args, __FILE__, __LINE__);
+                              shape::kSharedBytes, args, __FILE__, __LINE__);
 #else
-    GP_CUDA_LAUNCH_SMEM(ctx, fn, "partition_prefixed_kernel", p.grid, (unsigned)kSelectThreads,
-                        prefixed_shape::kSharedBytes, args);
+    GP_CUDA_LAUNCH_SMEM(ctx, fn, "partition_prefixed_kernel", p.grid, (unsigned)kSelectThreads, shape::kSharedBytes,
+                        args);
     return GP_STATUS_OK;
 #endif
+}
+/* The kernel moves bits only: one a size of item. */
+gp_status partition_prefixed(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, select_params &p)
+{
+    switch (gp_dtype_size(a->t)) {
+    case 1: return partition_prefixed_as<uint8_t>(ctx, a, after, p);
+    case 4: return partition_prefixed_as<uint32_t>(ctx, a, after, p);
+    case 8: return partition_prefixed_as<uint64_t>(ctx, a, after, p);
+    default: return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_partition: no prefixed kernel for %s", gp_dtype_name(a->t));
+    }
 }
 
 } // namespace
@@ -1929,12 +1953,15 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         bool count_first = a->partition && ws && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
         /* No tile of the prefixed kernel waits on another: from 2^23 1-byte
-         * items it beats one pass as well (GP_PARTITION_PREFIXED). */
-        if (count_first && prefixed_takes(a)) return partition_prefixed(ctx, a, after, p);
+         * items it beats one pass as well (GP_PARTITION_PREFIXED); wider
+         * ones take it where they would not run in one pass. */
+        const bool prefixed = count_first && prefixed_takes(a);
+        if (prefixed && gp_dtype_size(a->t) == 1) return partition_prefixed(ctx, a, after, p);
         /* One pass reads everything once: no count before it. Judged on the
          * kernel one pass would run: the Bits kernels' smaller stages fit
          * more blocks, so more tiles would pass as one pass on them. */
         persistent_choice c = choose_persistent(ctx, a, false);
+        if (prefixed && !c.one_pass) return partition_prefixed(ctx, a, after, p);
         if (count_first) {
             if (c.one_pass) count_first = false;
             else c = choose_persistent(ctx, a, true);

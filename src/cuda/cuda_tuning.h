@@ -777,6 +777,22 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_PREFIXED_STAGES
 #define GP_PARTITION_PREFIXED_STAGES 2
 #endif
+/* 1: partitions by flags of 4- and 8-byte items counted first, not in
+ * one pass and of at most GP_PARTITION_PREFIXED_WIDE_MAX_BYTES, run
+ * partition_prefixed_kernel too, on narrow tiles (16 KiB) in ranges of
+ * the 1-byte kernel's tiles, so without look-back; 0: the Bits kernels,
+ * which look back. H200, bench partition, us, Bits kernels against
+ * prefixed (docs/perf/scan.md, round 64): int32 2^23 31.6-31.7 / 25.2-25.4,
+ * 2^24 49.3-49.6 / 44.4-44.9, 2^26 168.4-168.8 / 168.4-168.6, 2^28 636 /
+ * 665-666; int64 2^23 46.0 / 41.4-42.1, 2^24 82.5-82.8 / 81.3-82.0, 2^26
+ * 303-304 / 315, 2^28 1178 / 1235-1239. Large ones keep the Bits kernels,
+ * whose wide tiles hold more bytes in flight an SM. */
+#ifndef GP_PARTITION_PREFIXED_WIDE
+#define GP_PARTITION_PREFIXED_WIDE 1
+#endif
+#ifndef GP_PARTITION_PREFIXED_WIDE_MAX_BYTES
+#define GP_PARTITION_PREFIXED_WIDE_MAX_BYTES (128ll << 20)
+#endif
 
 /* A persistent partition by flags of 1-byte items, at least this many of
  * them, is counted first (flag_bits_kernel, then partition_prefixed_kernel;

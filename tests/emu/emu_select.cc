@@ -45,11 +45,17 @@ static void select_thunk(const void *fn, const void *params)
     gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
 }
 
-/* partition_prefixed_kernel: a wider partition with bits, as the Bits
- * kernel it stands in for (GP_PARTITION_PREFIXED). */
+/* partition_prefixed_kernel: for 1-byte items a wider partition with
+ * bits, as the Bits kernel it stands in for (GP_PARTITION_PREFIXED); for
+ * 4- and 8-byte ones counted apart (GP_PARTITION_PREFIXED_WIDE). */
+std::atomic<long> emu_prefixed_wide_blocks{0};
+
 static void prefixed_thunk(const void *fn, const void *params)
 {
-    if (gp_emu::thread_x() == 0) emu_wider_partition_blocks[1]++;
+    if (gp_emu::thread_x() == 0) {
+        if (fn == (const void *)gp_cuda::partition_prefixed_kernel<uint8_t>) emu_wider_partition_blocks[1]++;
+        else emu_prefixed_wide_blocks++;
+    }
     gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
 }
 

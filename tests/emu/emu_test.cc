@@ -71,6 +71,7 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 long emu_check_compares(uint64_t seed); /* emu_select.cc */
 extern long emu_counted_first_by_comparison; /* emu_select.cc: the partitions by comparison counted first */
 extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of one-pass partitions on wide tiles */
+extern std::atomic<long> emu_prefixed_wide_blocks; /* emu_select.cc: blocks of partition_prefixed_kernel for 4- and 8-byte items */
 extern std::atomic<long> emu_wider_partition_blocks[2]; /* emu_select.cc: blocks of partitions on wider tiles, by comparison and by flags */
 extern std::atomic<long> emu_compare_bits_calls; /* emu_select.cc: partitions by comparison counted with bits */
 
@@ -463,6 +464,12 @@ int main(int argc, char **argv)
         report(emu_wider_partition_blocks[1] > 0, "some partitions by flags (or with bits) ran on wider tiles");
     }
     if (!quick && GP_PARTITION_IF_BITS) report(emu_compare_bits_calls > 0, "some partitions by comparison were counted with bits");
+    /* 4- and 8-byte partitions by flags counted first, where they do not run
+     * in one pass (--big's sizes on two blocks), take partition_prefixed_kernel
+     * (GP_PARTITION_PREFIXED_WIDE). */
+    if (big && GP_PARTITION_PREFIXED_WIDE)
+        report(emu_prefixed_wide_blocks > 0, "some 4- or 8-byte partitions by flags ran prefixed");
+    printf("blocks of 4- and 8-byte prefixed partitions: %ld\n", emu_prefixed_wide_blocks.load());
     printf("blocks of partitions on wider tiles: %ld by comparison, %ld by flags (or with bits); partitions by "
            "comparison counted with bits: %ld\n",
            emu_wider_partition_blocks[0].load(), emu_wider_partition_blocks[1].load(), emu_compare_bits_calls.load());
