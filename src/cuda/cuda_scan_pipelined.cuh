@@ -226,7 +226,8 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
         S *out = static_cast<S *>(p.out) + seg_base;
         /* A whole, aligned warp segment goes out from the stage by one bulk
          * store: its results are written back over the parked scan first. */
-        const bool bulk = kBulkStores && p.aligned && p.n - seg_base >= L::kWarpItems;
+        const bool whole_aligned = p.aligned && p.n - seg_base >= L::kWarpItems;
+        const bool bulk = kBulkStores && whole_aligned;
         auto store_segment = [&] {
             stage::store_fence();
             __syncwarp();
@@ -243,7 +244,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
 #pragma unroll
                 for (int r = 0; r < L::R; r++) *reinterpret_cast<uint4 *>(seg + L::index(r, lane, 0)) = v[r];
                 store_segment();
-            } else if (p.aligned && p.n - seg_base >= L::kWarpItems) {
+            } else if (whole_aligned) {
 #pragma unroll
                 for (int r = 0; r < L::R; r++) tile::store16(out + L::index(r, lane, 0), v[r]);
             } else {

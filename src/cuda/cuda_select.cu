@@ -858,8 +858,14 @@ __device__ __forceinline__ bool flag_kept(const flag_bits_params &p, int64_t i) 
 template <class T>
 __device__ __forceinline__ bool compare_kept(const compare_bits_params &p, int64_t i)
 {
-    const uint4 one = make_uint4((uint32_t)p.b.flags[i], 0u, 0u, 0u);
-    return swar_row_mask<T>(one, swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0)) & 1u;
+    if constexpr (sizeof(T) == 1) {
+        const uint4 one = make_uint4((uint32_t)p.b.flags[i], 0u, 0u, 0u);
+        return swar_row_mask<T>(one, swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0)) & 1u;
+    } else {
+        const T x[1] = {reinterpret_cast<const T *>(p.b.flags)[i]};
+        return compare_mask<T, 1>(x, tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits),
+                                  tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits), p.negate != 0, 1) & 1u;
+    }
 }
 
 #ifndef GP_CUDA_EMULATE
@@ -913,8 +919,8 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
  * a tile and a last block scanning 16384 counts at 2^28 items, this
  * kernel took 124 us against 102 by stride (H100).
  */
-template <class Word, class Kept>
-__device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p, Word word, Kept kept)
+template <class Word, class Kept, class Whole>
+__device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p, Word word, Kept kept, Whole whole)
 {
     constexpr int kWarps = kFlagBitsThreads / kWarp, kScanPerThread = 4;
     if (GP_COUNT_FIRST_OVERLAP) grid_dependency::let_dependents_start();
@@ -924,7 +930,7 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
     const int64_t end = from + range_words < all_words ? from + range_words : all_words;
     const int64_t end_whole = end < words ? end : words;
     int64_t w = from + threadIdx.x;
-    unsigned long long c = write_word_pairs(p, word, w, end_whole, kFlagBitsThreads);
+    unsigned long long c = whole(w, end_whole); /* the whole words it can, w left at the first not written */
     for (; w < end; w += kFlagBitsThreads) {
         uint32_t m = 0;
         if (w < words) m = word(w);
@@ -982,7 +988,10 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
 template <bool Ranges, class Word, class Kept>
 __device__ __forceinline__ void bits_and_count_any(const flag_bits_params &p, Word word, Kept kept)
 {
-    if constexpr (Ranges && kPrefixTileWords > 0) bits_and_count_ranges(p, word, kept);
+    if constexpr (Ranges && kPrefixTileWords > 0)
+        bits_and_count_ranges(p, word, kept, [&p, word](int64_t &w, int64_t end) {
+            return write_word_pairs(p, word, w, end, kFlagBitsThreads);
+        });
     else bits_and_count(p, word, kept);
 }
 
@@ -995,21 +1004,92 @@ __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __gri
         [&p](int64_t i) { return flag_kept(p, i); });
 }
 
+/* Wider items (GP_PARTITION_IF_PREFIXED_WIDE): word w's 32 items, 2 x
+ * sizeof(T) 16-byte loads of one thread, compared as select_kernel
+ * compares. Only for the few words past the last whole warp group. */
+template <class T>
+__device__ __forceinline__ uint32_t compare_word(const uint4 *x, int64_t w, T lo, T hi, bool negate)
+{
+    constexpr int kLoads = 2 * (int)sizeof(T), kPer = 16 / (int)sizeof(T);
+    uint32_t m = 0;
+#pragma unroll
+    for (int k = 0; k < kLoads; k++) {
+        const uint4 v = load_stream<0>(x + kLoads * w + k);
+        T items[kPer];
+        memcpy(items, &v, sizeof v);
+        m |= compare_mask<T, kPer>(items, lo, hi, negate, kPer) << (kPer * k);
+    }
+    return m;
+}
+
+/* The words w0 to w0 + 31, one a lane (lane L's is w0 + L), read by the
+ * warp together: load k of lane j is the group's 16 bytes k * 32 + j, so
+ * each load is 512 contiguous bytes. A thread reading its own word's 128
+ * or 256 contiguous bytes left 32 lines a load in flight, and the
+ * partition by comparison counted that way lost to gp_count_if's count
+ * from 2^24 int32 and at every size of int64 (docs/perf/scan.md, round
+ * 65). Load k's kPer bits of lane j belong to word k * kPer + j / kSpan at
+ * bit (j % kSpan) * kPer: each lane packs its loads' bits (32 of them) and
+ * gathers its word's kSpan fields from the lanes that hold them. */
+template <class T>
+__device__ __forceinline__ uint32_t compare_words_warp(const uint4 *x, int64_t w0, int lane, T lo, T hi, bool negate)
+{
+    constexpr int kLoads = 2 * (int)sizeof(T), kPer = 16 / (int)sizeof(T), kSpan = kWarp / kPer;
+    static_assert(kLoads * kPer == 32 && kSpan * kPer == kWarp, "a lane packs 32 bits; a word spans kSpan lanes");
+    const uint4 *g = x + (int64_t)kLoads * w0 + lane;
+    uint4 v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; k++) v[k] = load_stream<0>(g + k * kWarp);
+    uint32_t packed = 0;
+#pragma unroll
+    for (int k = 0; k < kLoads; k++) {
+        T items[kPer];
+        memcpy(items, &v[k], sizeof v[k]);
+        packed |= compare_mask<T, kPer>(items, lo, hi, negate, kPer) << (kPer * k);
+    }
+    const int k = lane / kPer, from = (lane % kPer) * kSpan;
+    uint32_t m = 0;
+#pragma unroll
+    for (int s = 0; s < kSpan; s++)
+        m |= ((tile::shfl_idx(packed, from + s) >> (kPer * k)) & ((1u << kPer) - 1)) << (kPer * s);
+    return m;
+}
+
 template <class T, bool Ranges>
 __global__ void __launch_bounds__(kFlagBitsThreads) compare_bits_kernel(const __grid_constant__ compare_bits_params p)
 {
-    static_assert(sizeof(T) == 1, "16 items a 16-byte load");
     const uint4 *x = reinterpret_cast<const uint4 *>(p.b.flags);
-    const swar_range c = swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
-    with_swar_sides(c, [&](auto sides) {
-        bits_and_count_any<Ranges>(
-            p.b,
-            [x, c](int64_t w) {
-                return swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w), c) |
-                       swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w + 1), c) << 16;
-            },
-            [&p](int64_t i) { return compare_kept<T>(p, i); });
-    });
+    if constexpr (sizeof(T) > 1) {
+        const T lo = tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits), hi = tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits);
+        const bool negate = p.negate != 0;
+        static_assert(Ranges && kPrefixTileWords > 0, "wider items take bits only for the prefixed kernel");
+        const flag_bits_params &b = p.b;
+        /* Whole warp groups while the warp's first word w - lane has 32 below end (uniform in the warp). */
+        auto whole = [&b, x, lo, hi, negate](int64_t &w, int64_t end) {
+            const int lane = (int)(threadIdx.x % kWarp);
+            unsigned long long c = 0;
+            for (; w - lane + kWarp <= end; w += kFlagBitsThreads) {
+                const uint32_t m = compare_words_warp<T>(x, w - lane, lane, lo, hi, negate);
+                b.bits[w] = m;
+                c += (unsigned)__popc(m);
+            }
+            return c;
+        };
+        bits_and_count_ranges(
+            b, [x, lo, hi, negate](int64_t w) { return compare_word<T>(x, w, lo, hi, negate); },
+            [&p](int64_t i) { return compare_kept<T>(p, i); }, whole);
+    } else {
+        const swar_range c = swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
+        with_swar_sides(c, [&](auto sides) {
+            bits_and_count_any<Ranges>(
+                p.b,
+                [x, c](int64_t w) {
+                    return swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w), c) |
+                           swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w + 1), c) << 16;
+                },
+                [&p](int64_t i) { return compare_kept<T>(p, i); });
+        });
+    }
 }
 #else
 /* The CPU emulation (tests/emu) checks the partition's kernel, not these:
@@ -1548,6 +1628,18 @@ unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of
  * the two where both apply: with bits, n rounded up to 128 items, a bit
  * each, then a partial count a block of flag_bits_kernel's grid; otherwise
  * count_kernel's partials. */
+/* Whether a partition of n items of t by comparison counted first takes
+ * bits from compare_bits_kernel (and then runs as one by flags, or
+ * prefixed) rather than a count from gp_count_if's kernel: 1-byte items
+ * (GP_PARTITION_IF_BITS), and 4- and 8-byte ones in the prefixed kernel's
+ * range of sizes (GP_PARTITION_IF_PREFIXED_WIDE). */
+bool compare_bits_for(gp_dtype t, int64_t n)
+{
+    const long long sz = (long long)gp_dtype_size(t);
+    if (sz == 1) return GP_PARTITION_IF_BITS != 0;
+    return GP_PARTITION_IF_PREFIXED_WIDE && GP_PARTITION_PREFIXED_WIDE && kPrefixUnit > 0 && (sz == 4 || sz == 8) &&
+           n <= GP_PARTITION_PREFIXED_WIDE_MAX_BYTES / sz;
+}
 bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_flags)
 {
     const context_state *st = state(ctx);
@@ -1555,6 +1647,7 @@ bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_fl
     const long long sz = (long long)gp_dtype_size(t);
     if (!by_flags) {
         if (sz <= 2) return n >= GP_PARTITION_IF_COUNT_FIRST_MIN_ITEMS_NARROW;
+        if (compare_bits_for(t, n) && n >= GP_PARTITION_COUNT_FIRST_MIN_BYTES / sz) return true;
         const long long l2_items = st->l2_bytes / sz; /* sizes in items: n * sz may overflow */
         return (n <= l2_items && 2 * n > l2_items) || n >= GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES / sz;
     }
@@ -1603,10 +1696,6 @@ bit_workspace bit_workspace_of(const gp_ctx *ctx, gp_dtype t, int64_t n)
     w.end = w.before + prefixed_bytes(t, n);
     return w;
 }
-/* Whether a partition of t by comparison counted first takes bits from
- * compare_bits_kernel (and then runs as one by flags) rather than a
- * count from gp_count_if's kernel. */
-bool compare_bits_for(gp_dtype t) { return GP_PARTITION_IF_BITS && gp_dtype_size(t) == 1; }
 /* Whether a partition counted first runs partition_prefixed_kernel: every
  * 1-byte one with bits (by flags, or by comparison through
  * compare_bits_kernel), whatever tier or one pass its tiles would take
@@ -1617,14 +1706,14 @@ bool prefixed_takes(const gp_select_args *a)
 {
     const long long sz = (long long)gp_dtype_size(a->t);
     if (sz > 1 && a->n > GP_PARTITION_PREFIXED_WIDE_MAX_BYTES / sz) return false;
-    return prefixed_for(a->t) && (a->flags != NULL || compare_bits_for(a->t));
+    return prefixed_for(a->t) && (a->flags != NULL || compare_bits_for(a->t, a->n));
 }
 size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     size_t bytes = 0;
-    if (partition_counts_first(ctx, t, n, true) || (compare_bits_for(t) && partition_counts_first(ctx, t, n, false)))
+    if (partition_counts_first(ctx, t, n, true) || (compare_bits_for(t, n) && partition_counts_first(ctx, t, n, false)))
         bytes = bit_workspace_of(ctx, t, n).end;
-    if (partition_counts_first(ctx, t, n, false) && !compare_bits_for(t)) {
+    if (partition_counts_first(ctx, t, n, false) && !compare_bits_for(t, n)) {
         gp_count_args c;
         memset(&c, 0, sizeof c);
         c.t = t, c.n = n;
@@ -1645,15 +1734,42 @@ bool count_first_by_ticket(const gp_ctx *ctx, const gp_select_args *a)
     return a->flags != NULL && a->n <= GP_COUNT_FIRST_BY_TICKET_MAX_ITEMS;
 }
 
+/* compare_bits_kernel for t's items, by ranges or by stride (the wider
+ * items only by ranges: they take bits only for the prefixed kernel). */
+const void *compare_bits_fn(gp_dtype t, bool ranges)
+{
+    auto of = [ranges](auto x) -> const void * {
+        using T = decltype(x);
+        return ranges ? (const void *)compare_bits_kernel<T, true> : (const void *)compare_bits_kernel<T, false>;
+    };
+    auto wide = [ranges](auto x) -> const void * {
+        if constexpr (GP_PARTITION_IF_PREFIXED_WIDE && kPrefixTileWords > 0)
+            return ranges ? (const void *)compare_bits_kernel<decltype(x), true> : NULL;
+        else return NULL;
+    };
+    switch (t) {
+    case GP_DTYPE_I8: return of(int8_t{});
+    case GP_DTYPE_U8: return of(uint8_t{});
+    case GP_DTYPE_I32: return wide(int32_t{});
+    case GP_DTYPE_U32: return wide(uint32_t{});
+    case GP_DTYPE_F32: return wide(float{});
+    case GP_DTYPE_I64: return wide(int64_t{});
+    case GP_DTYPE_U64: return wide(uint64_t{});
+    case GP_DTYPE_F64: return wide(double{});
+    default: return NULL;
+    }
+}
+
 /* A partition counted first (partition_counts_first): the total goes to
  * *a->count in a launch before the partition's, whose tiles then look back
  * as a selection's do. By flags, flag_bits_kernel also leaves the bits the
- * Bits kernels stage; so does compare_bits_kernel by comparison of 1-byte
- * items (compare_bits_for); otherwise gp_count_if's kernel counts. `after`
- * is the workspace after the arena (counted_first_bytes of it). */
+ * Bits kernels stage; so does compare_bits_kernel by comparison where
+ * compare_bits_for says (1-byte items; 4- and 8-byte ones for the prefixed
+ * kernel); otherwise gp_count_if's kernel counts. `after` is the workspace
+ * after the arena (counted_first_bytes of it). */
 gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, select_params &p)
 {
-    if (a->flags || compare_bits_for(a->t)) {
+    if (a->flags || compare_bits_for(a->t, a->n)) {
         compare_bits_params c;
         flag_bits_params &f = c.b;
         f.flags = a->flags ? a->flags : static_cast<const uint8_t *>(a->in);
@@ -1676,11 +1792,8 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
             GP_CUDA_LAUNCH(ctx, fn, "flag_bits_kernel", grid, (unsigned)kFlagBitsThreads, fargs);
         } else {
             void *cargs[] = {&c};
-            const void *fn = a->t == GP_DTYPE_I8
-                                 ? f.before ? (const void *)compare_bits_kernel<int8_t, true>
-                                            : (const void *)compare_bits_kernel<int8_t, false>
-                             : f.before ? (const void *)compare_bits_kernel<uint8_t, true>
-                                        : (const void *)compare_bits_kernel<uint8_t, false>;
+            const void *fn = compare_bits_fn(a->t, f.before != NULL);
+            if (!fn) return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_partition: no bit kernel for %s", gp_dtype_name(a->t));
             GP_CUDA_LAUNCH(ctx, fn, "compare_bits_kernel", grid, (unsigned)kFlagBitsThreads, cargs);
         }
         p.bits = f.bits;
@@ -1733,7 +1846,7 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
 {
     using lookback::persistent_kernel;
     /* Counted first with bits, a partition by comparison runs the Bits kernels. */
-    const bool by_flags = a->flags != NULL || (a->partition && counted_first && compare_bits_for(a->t));
+    const bool by_flags = a->flags != NULL || (a->partition && counted_first && compare_bits_for(a->t, a->n));
     const persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, counted_first),
                             wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, counted_first),
                             wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, counted_first);

@@ -793,6 +793,19 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_PREFIXED_WIDE_MAX_BYTES
 #define GP_PARTITION_PREFIXED_WIDE_MAX_BYTES (128ll << 20)
 #endif
+/* 1: partitions by comparison of 4- and 8-byte items too, from
+ * GP_PARTITION_COUNT_FIRST_MIN_BYTES to GP_PARTITION_PREFIXED_WIDE_MAX_BYTES
+ * and not in one pass: compare_bits_kernel counts them and leaves bits (a
+ * warp reads 32 words together), and partition_prefixed_kernel writes
+ * them; 0: gp_count_if's kernel counts (where counted first at all) and
+ * the look-back kernels compare again. H200, bench partition-if, us, 1
+ * against 0 (docs/perf/scan.md, round 65): i32 2^23 35.8 -> 27.4, 2^24
+ * 58.7 -> 56.5, 2^25 115.0 -> 110.8; i64 2^23 57.0 -> 54.9, 2^24 111.6 ->
+ * 108.0, 2^22 34.3 -> 34.7. Past 128 MiB it lost 5-7% (i32 2^26 to 2^28,
+ * i64 2^25 to 2^28). */
+#ifndef GP_PARTITION_IF_PREFIXED_WIDE
+#define GP_PARTITION_IF_PREFIXED_WIDE 1
+#endif
 
 /* A persistent partition by flags of 1-byte items, at least this many of
  * them, is counted first (flag_bits_kernel, then partition_prefixed_kernel;
