@@ -1794,7 +1794,14 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
             void *cargs[] = {&c};
             const void *fn = compare_bits_fn(a->t, f.before != NULL);
             if (!fn) return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_partition: no bit kernel for %s", gp_dtype_name(a->t));
-            GP_CUDA_LAUNCH(ctx, fn, "compare_bits_kernel", grid, (unsigned)kFlagBitsThreads, cargs);
+#ifdef GPUPRIM_DEBUG_LAUNCH
+            char what[96];
+            snprintf(what, sizeof what, "compare_bits_kernel<%s> (n = %lld, %s)", gp_dtype_name(a->t), (long long)a->n,
+                     f.before ? "ranges" : "stride");
+#else
+            const char *what = "compare_bits_kernel";
+#endif
+            GP_CUDA_LAUNCH(ctx, fn, what, grid, (unsigned)kFlagBitsThreads, cargs);
         }
         p.bits = f.bits;
     } else {

@@ -59,12 +59,23 @@ static void prefixed_thunk(const void *fn, const void *params)
     gp_emu::call_kernel<gp_cuda::select_params>(fn, params);
 }
 
-/* The partitions by comparison counted with bits (compare_bits_kernel). */
-std::atomic<long> emu_compare_bits_calls{0};
+/* The partitions by comparison counted with bits (compare_bits_kernel),
+ * and of them those of 4- and 8-byte items (GP_PARTITION_IF_PREFIXED_WIDE). */
+std::atomic<long> emu_compare_bits_calls{0}, emu_compare_bits_wide_calls{0};
+
+static bool wide_compare_bits(const void *fn)
+{
+    for (gp_dtype t : {GP_DTYPE_I32, GP_DTYPE_U32, GP_DTYPE_F32, GP_DTYPE_I64, GP_DTYPE_U64, GP_DTYPE_F64})
+        if (fn == gp_cuda::compare_bits_fn(t, true)) return true;
+    return false;
+}
 
 static void compare_bits_thunk(const void *fn, const void *params)
 {
-    if (gp_emu::thread_x() == 0) emu_compare_bits_calls++;
+    if (gp_emu::thread_x() == 0) {
+        emu_compare_bits_calls++;
+        if (wide_compare_bits(fn)) emu_compare_bits_wide_calls++;
+    }
     gp_emu::call_kernel<gp_cuda::compare_bits_params>(fn, params);
 }
 

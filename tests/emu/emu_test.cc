@@ -74,6 +74,7 @@ extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of o
 extern std::atomic<long> emu_prefixed_wide_blocks; /* emu_select.cc: blocks of partition_prefixed_kernel for 4- and 8-byte items */
 extern std::atomic<long> emu_wider_partition_blocks[2]; /* emu_select.cc: blocks of partitions on wider tiles, by comparison and by flags */
 extern std::atomic<long> emu_compare_bits_calls; /* emu_select.cc: partitions by comparison counted with bits */
+extern std::atomic<long> emu_compare_bits_wide_calls; /* emu_select.cc: of them, of 4- and 8-byte items */
 
 static long passed, failed;
 static uint64_t seed = 1;
@@ -469,7 +470,11 @@ int main(int argc, char **argv)
      * (GP_PARTITION_PREFIXED_WIDE). */
     if (big && GP_PARTITION_PREFIXED_WIDE)
         report(emu_prefixed_wide_blocks > 0, "some 4- or 8-byte partitions by flags ran prefixed");
-    printf("blocks of 4- and 8-byte prefixed partitions: %ld\n", emu_prefixed_wide_blocks.load());
+    /* So do those by comparison, counted with bits (GP_PARTITION_IF_PREFIXED_WIDE). */
+    if (big && GP_PARTITION_PREFIXED_WIDE && GP_PARTITION_IF_PREFIXED_WIDE)
+        report(emu_compare_bits_wide_calls > 0, "some 4- or 8-byte partitions by comparison were counted with bits");
+    printf("blocks of 4- and 8-byte prefixed partitions: %ld (by comparison counted with bits: %ld)\n",
+           emu_prefixed_wide_blocks.load(), emu_compare_bits_wide_calls.load());
     printf("blocks of partitions on wider tiles: %ld by comparison, %ld by flags (or with bits); partitions by "
            "comparison counted with bits: %ld\n",
            emu_wider_partition_blocks[0].load(), emu_wider_partition_blocks[1].load(), emu_compare_bits_calls.load());
