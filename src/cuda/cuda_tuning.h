@@ -773,7 +773,8 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 /* partition_prefixed_kernel's stages a block (tiles landing while one is
  * ranked), beside one buffer for the compacted runs: 2 leaves room for 4
  * blocks an SM. 3 (3 blocks) was 3-5% slower at 2^25-2^26 in a first form
- * of the kernel. */
+ * of the kernel, and 3-22% slower for every item size again at d0273da
+ * (H200; docs/perf/scan.md, round 65). */
 #ifndef GP_PARTITION_PREFIXED_STAGES
 #define GP_PARTITION_PREFIXED_STAGES 2
 #endif
