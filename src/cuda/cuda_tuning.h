@@ -786,8 +786,9 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
  * prefixed (docs/perf/scan.md, round 64): int32 2^23 31.6-31.7 / 25.2-25.4,
  * 2^24 49.3-49.6 / 44.4-44.9, 2^26 168.4-168.8 / 168.4-168.6, 2^28 636 /
  * 665-666; int64 2^23 46.0 / 41.4-42.1, 2^24 82.5-82.8 / 81.3-82.0, 2^26
- * 303-304 / 315, 2^28 1178 / 1235-1239. Large ones keep the Bits kernels,
- * whose wide tiles hold more bytes in flight an SM. */
+ * 303-304 / 315, 2^28 1178 / 1235-1239. Large ones keep the Bits kernels
+ * (why they win there is open: not bytes in flight, as 3 stages of the
+ * prefixed kernel lost too, round 65). */
 #ifndef GP_PARTITION_PREFIXED_WIDE
 #define GP_PARTITION_PREFIXED_WIDE 1
 #endif
