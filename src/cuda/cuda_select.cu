@@ -1617,17 +1617,23 @@ const void *filter_kernel_for(gp_dtype t, bool desc, bool cluster = false)
 
 unsigned long long tile_count(gp_dtype t, int64_t n) { return lookback::tiles_of(select_tile((int)gp_dtype_size(t)), n); }
 
-/* Whether a persistent partition of n items of t is counted first: by
- * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
- * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1-byte items:
- * _MIN_ITEMS_BYTE, then partition_prefixed_kernel); by comparison,
- * gp_count_if's kernel (1-byte items: compare_bits_kernel, then as by
- * flags), then select_kernel_pipelined with the total
- * (GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES, or over half the L2 and within
- * it). And the workspace that takes after the arena, the larger of
- * the two where both apply: with bits, n rounded up to 128 items, a bit
- * each, then a partial count a block of flag_bits_kernel's grid; otherwise
- * count_kernel's partials. */
+/* Whether items of t counted first with bits take their tiles' offsets
+ * from the bit kernel and run partition_prefixed_kernel: 1-byte ones on
+ * wider tiles (GP_PARTITION_PREFIXED), 4- and 8-byte ones on narrow tiles
+ * (GP_PARTITION_PREFIXED_WIDE). Its ranges count the 1-byte wider tiles. */
+bool prefixed_for(gp_dtype t)
+{
+    const size_t sz = gp_dtype_size(t);
+    if (kPrefixUnit <= 0) return false;
+    return sz == 1 ? GP_PARTITION_PREFIXED != 0 : (sz == 4 || sz == 8) && GP_PARTITION_PREFIXED_WIDE != 0;
+}
+/* prefixed_for, and n within the 4- and 8-byte items' limit
+ * (GP_PARTITION_PREFIXED_WIDE_MAX_BYTES: past it the Bits kernels win). */
+bool prefixed_fits(gp_dtype t, int64_t n)
+{
+    const long long sz = (long long)gp_dtype_size(t);
+    return prefixed_for(t) && (sz == 1 || n <= GP_PARTITION_PREFIXED_WIDE_MAX_BYTES / sz);
+}
 /* Whether a partition of n items of t by comparison counted first takes
  * bits from compare_bits_kernel (and then runs as one by flags, or
  * prefixed) rather than a count from gp_count_if's kernel: 1-byte items
@@ -1637,9 +1643,19 @@ bool compare_bits_for(gp_dtype t, int64_t n)
 {
     const long long sz = (long long)gp_dtype_size(t);
     if (sz == 1) return GP_PARTITION_IF_BITS != 0;
-    return GP_PARTITION_IF_PREFIXED_WIDE && GP_PARTITION_PREFIXED_WIDE && kPrefixUnit > 0 && (sz == 4 || sz == 8) &&
-           n <= GP_PARTITION_PREFIXED_WIDE_MAX_BYTES / sz;
+    return GP_PARTITION_IF_PREFIXED_WIDE && prefixed_fits(t, n);
 }
+/* Whether a persistent partition of n items of t is counted first: by
+ * flags, flag_bits_kernel, then select_kernel_pipelined with the total and
+ * the bits (GP_PARTITION_COUNT_FIRST_MIN_BYTES; 1-byte items:
+ * _MIN_ITEMS_BYTE, then partition_prefixed_kernel); by comparison,
+ * gp_count_if's kernel (or compare_bits_kernel where compare_bits_for
+ * says, then as by flags), then select_kernel_pipelined with the total
+ * (GP_PARTITION_IF_COUNT_FIRST_MIN_BYTES, or over half the L2 and within
+ * it). And the workspace that takes after the arena, the larger of
+ * the two where both apply: with bits, n rounded up to 128 items, a bit
+ * each, then a partial count a block of flag_bits_kernel's grid; otherwise
+ * count_kernel's partials. */
 bool partition_counts_first(const gp_ctx *ctx, gp_dtype t, int64_t n, bool by_flags)
 {
     const context_state *st = state(ctx);
@@ -1666,16 +1682,6 @@ unsigned flag_bits_grid(const gp_ctx *ctx, int64_t n)
 /* flag_bits_kernel's bits: n rounded up to 128 items, a bit each; its
  * partial counts follow them. */
 size_t flag_bits_bytes(int64_t n) { return (size_t)((n + 127) / 128) * 16; }
-/* Whether items of t counted first with bits take their tiles' offsets
- * from the bit kernel and run partition_prefixed_kernel: 1-byte ones on
- * wider tiles (GP_PARTITION_PREFIXED), 4- and 8-byte ones on narrow tiles
- * (GP_PARTITION_PREFIXED_WIDE). Its ranges count the 1-byte wider tiles. */
-bool prefixed_for(gp_dtype t)
-{
-    const size_t sz = gp_dtype_size(t);
-    if (kPrefixUnit <= 0) return false;
-    return sz == 1 ? GP_PARTITION_PREFIXED != 0 : (sz == 4 || sz == 8) && GP_PARTITION_PREFIXED_WIDE != 0;
-}
 /* Its ranges' counts, after the bits and the partials: room for one a
  * wider tile (partition_prefixed takes at most that many ranges). */
 size_t prefixed_bytes(gp_dtype t, int64_t n)
@@ -1704,9 +1710,7 @@ bit_workspace bit_workspace_of(const gp_ctx *ctx, gp_dtype t, int64_t n)
  * _MAX_BYTES). */
 bool prefixed_takes(const gp_select_args *a)
 {
-    const long long sz = (long long)gp_dtype_size(a->t);
-    if (sz > 1 && a->n > GP_PARTITION_PREFIXED_WIDE_MAX_BYTES / sz) return false;
-    return prefixed_for(a->t) && (a->flags != NULL || compare_bits_for(a->t, a->n));
+    return prefixed_fits(a->t, a->n) && (a->flags != NULL || compare_bits_for(a->t, a->n));
 }
 size_t counted_first_bytes(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {

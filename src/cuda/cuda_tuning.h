@@ -788,7 +788,9 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
  * 665-666; int64 2^23 46.0 / 41.4-42.1, 2^24 82.5-82.8 / 81.3-82.0, 2^26
  * 303-304 / 315, 2^28 1178 / 1235-1239. Large ones keep the Bits kernels
  * (why they win there is open: not bytes in flight, as 3 stages of the
- * prefixed kernel lost too, round 65). */
+ * prefixed kernel lost too, round 65; ranges far apart explain a third to
+ * a half, and 4 or 16 times as many smaller ranges lost below 128 MiB,
+ * round 66). */
 #ifndef GP_PARTITION_PREFIXED_WIDE
 #define GP_PARTITION_PREFIXED_WIDE 1
 #endif
