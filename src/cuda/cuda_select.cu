@@ -199,6 +199,11 @@ struct select_params {
      * (flag_bits_params::before). */
     unsigned long long *before;
     unsigned long long range_tiles;
+    /* With before: the words at the start of each range that its block
+     * reads last (at most half the range), so that they are the ones left
+     * in L2 when partition_prefixed_kernel starts each range there and
+     * reads the items again (by comparison; 0: in order). */
+    int64_t head_words;
 };
 
 /* mask[r]: which elements of the thread's vector in row r are kept (by the
@@ -843,6 +848,11 @@ struct flag_bits_params {
      * last one scans the ranges' counts. */
     unsigned long long *before;
     unsigned long long range_tiles;
+    /* With before: the words at the start of each range that its block
+     * reads last (at most half the range), so that they are the ones left
+     * in L2 when partition_prefixed_kernel starts each range there and
+     * reads the items again (by comparison; 0: in order). */
+    int64_t head_words;
 };
 constexpr int kPrefixTileWords = (int)(select_wider_tile(1) / 32);
 static_assert(kPrefixTileWords == 0 || kPrefixTileWords % kFlagBitsThreads == 0,
@@ -928,17 +938,22 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
     const int64_t range_words = (int64_t)p.range_tiles * kPrefixTileWords;
     const int64_t from = (int64_t)blockIdx.x * range_words;
     const int64_t end = from + range_words < all_words ? from + range_words : all_words;
-    const int64_t end_whole = end < words ? end : words;
-    int64_t w = from + threadIdx.x;
-    unsigned long long c = whole(w, end_whole); /* the whole words it can, w left at the first not written */
-    for (; w < end; w += kFlagBitsThreads) {
-        uint32_t m = 0;
-        if (w < words) m = word(w);
-        else /* the last, partial word: bits past n are 0 */
-            for (int j = 0; j < (int)(p.n % 32); j++) m |= (uint32_t)kept(32 * words + j) << j;
-        p.bits[w] = m;
-        c += (unsigned)__popc(m);
-    }
+    const int64_t head = p.head_words < (end - from) / 2 ? p.head_words : (end - from) / 2;
+    unsigned long long c = 0;
+    auto words_of = [&](int64_t first, int64_t last) { /* [first, last) */
+        int64_t w = first + threadIdx.x;
+        c += whole(w, last < words ? last : words); /* the whole words it can, w left at the first not written */
+        for (; w < last; w += kFlagBitsThreads) {
+            uint32_t m = 0;
+            if (w < words) m = word(w);
+            else /* the last, partial word: bits past n are 0 */
+                for (int j = 0; j < (int)(p.n % 32); j++) m |= (uint32_t)kept(32 * words + j) << j;
+            p.bits[w] = m;
+            c += (unsigned)__popc(m);
+        }
+    };
+    words_of(from + head, end);
+    words_of(from, from + head);
     c = block_reduce<sum_op, kFlagBitsThreads>(c);
     __shared__ bool last;
     if (threadIdx.x == 0) {
@@ -1764,6 +1779,16 @@ const void *compare_bits_fn(gp_dtype t, bool ranges)
     }
 }
 
+/* The words at the start of each of `ranges` ranges that compare_bits_kernel
+ * reads last: together, GP_PARTITION_IF_REREAD_L2_PERCENT of the L2's
+ * items of t, which partition_prefixed_kernel then reads from L2. */
+int64_t reread_head_words(const gp_ctx *ctx, gp_dtype t, unsigned ranges)
+{
+    const long long l2 = state(ctx)->l2_bytes;
+    if (GP_PARTITION_IF_REREAD_L2_PERCENT <= 0 || l2 <= 0 || ranges == 0) return 0;
+    return (int64_t)(l2 / 100 * GP_PARTITION_IF_REREAD_L2_PERCENT / ranges / (32 * (long long)gp_dtype_size(t)));
+}
+
 /* A partition counted first (partition_counts_first): the total goes to
  * *a->count in a launch before the partition's, whose tiles then look back
  * as a selection's do. By flags, flag_bits_kernel also leaves the bits the
@@ -1784,6 +1809,7 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
         f.count = a->count;
         f.before = p.before;
         f.range_tiles = p.range_tiles;
+        f.head_words = p.before && !a->flags ? reread_head_words(ctx, a->t, p.grid) : 0;
         c.lo_bits = p.lo_bits, c.hi_bits = p.hi_bits, c.negate = p.negate;
 #ifdef GP_CUDA_EMULATE
         const unsigned grid = flag_bits_grid(ctx, a->n); /* one block: the serial stand-in */

@@ -810,6 +810,18 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_IF_PREFIXED_WIDE
 #define GP_PARTITION_IF_PREFIXED_WIDE 1
 #endif
+/* Partitions by comparison into partition_prefixed_kernel read their
+ * items twice: compare_bits_kernel reads each range's first words last,
+ * this share of the L2 in all, so the prefixed kernel, which starts every
+ * range there, finds them in L2 (0: each range in order). H200, bench
+ * partition-if, us, 0 / 25 / 50 / 80 (docs/perf/scan.md, round 66): i32
+ * 2^24 57.1-57.2 / 55.3 / 54.8-55.0 / 53.6-53.7, 2^25 110.3-111.0 /
+ * 109.2-110.0 / 108.8-109.8 / 110.3; i64 2^23 55.0-55.5 / 54.9 /
+ * 54.6-54.8 / 51.6-53.0; u8 2^26 68.9 / 68.0 / 68.2-68.7 / 67.2-67.8;
+ * elsewhere within noise. */
+#ifndef GP_PARTITION_IF_REREAD_L2_PERCENT
+#define GP_PARTITION_IF_REREAD_L2_PERCENT 80
+#endif
 
 /* A persistent partition by flags of 1-byte items, at least this many of
  * them, is counted first (flag_bits_kernel, then partition_prefixed_kernel;
