@@ -1720,9 +1720,9 @@ bit_workspace bit_workspace_of(const gp_ctx *ctx, gp_dtype t, int64_t n)
 /* Whether a partition counted first runs partition_prefixed_kernel: every
  * 1-byte one with bits (by flags, or by comparison through
  * compare_bits_kernel), whatever tier or one pass its tiles would take
- * (GP_PARTITION_PREFIXED); 4- and 8-byte ones by flags, up to a size and
- * where they do not run in one pass (select; GP_PARTITION_PREFIXED_WIDE,
- * _MAX_BYTES). */
+ * (GP_PARTITION_PREFIXED); 4- and 8-byte ones with bits too, up to a size
+ * (prefixed_fits) and where they do not run in one pass (select;
+ * GP_PARTITION_PREFIXED_WIDE, GP_PARTITION_IF_PREFIXED_WIDE). */
 bool prefixed_takes(const gp_select_args *a)
 {
     return prefixed_fits(a->t, a->n) && (a->flags != NULL || compare_bits_for(a->t, a->n));

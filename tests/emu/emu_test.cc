@@ -473,7 +473,7 @@ int main(int argc, char **argv)
     /* So do those by comparison, counted with bits (GP_PARTITION_IF_PREFIXED_WIDE). */
     if (big && GP_PARTITION_PREFIXED_WIDE && GP_PARTITION_IF_PREFIXED_WIDE)
         report(emu_compare_bits_wide_calls > 0, "some 4- or 8-byte partitions by comparison were counted with bits");
-    printf("blocks of 4- and 8-byte prefixed partitions: %ld (by comparison counted with bits: %ld)\n",
+    printf("blocks of 4- and 8-byte prefixed partitions: %ld; 4- and 8-byte partitions by comparison counted with bits: %ld\n",
            emu_prefixed_wide_blocks.load(), emu_compare_bits_wide_calls.load());
     printf("blocks of partitions on wider tiles: %ld by comparison, %ld by flags (or with bits); partitions by "
            "comparison counted with bits: %ld\n",
