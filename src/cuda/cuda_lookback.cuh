@@ -204,7 +204,7 @@ __device__ __forceinline__ unsigned long long to_slot(A v)
 template <class A>
 __device__ __forceinline__ A from_slot(unsigned long long b)
 {
-    return tile::bits_as<A>((tile::ubits_t<A>)b);
+    return tile::from_low_bits<A>(b);
 }
 
 /* Publishes a status (one thread). Release: a value slot written before by

@@ -158,7 +158,7 @@ __global__ void
         }
 
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
+    const A start = p.exclusive ? tile::from_low_bits<A>(p.init_bits) : Op::template identity<A>();
     const lookback::arena &ar = p.arena;
     unsigned use = 0; /* tiles this block has scanned */
     /* tile + grid <= 2 tiles < 2^32: no wrap */

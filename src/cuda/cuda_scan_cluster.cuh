@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kScanThreads, 1) scan_kernel_cluster(const __g
 
     cluster::wait();
     cluster::send_later(inbox, &inbox_bar, rank, gridDim.x, tile_total);
-    A prefix = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
+    A prefix = p.exclusive ? tile::from_low_bits<A>(p.init_bits) : Op::template identity<A>();
     if (rank > 0) prefix = Op::apply(prefix, cluster::fold_earlier<Op, A>(inbox, &inbox_bar, rank, lane));
     finish_rows<Op>(Op::apply(prefix, warp_prefix), lane_prefix, p.exclusive, x);
     tile::store_rows<In, A, S, Items>(static_cast<S *>(p.out) + seg_base, valid, p.aligned, x);

@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(pipe_shape<In, A, Wide>::kThreads, pipe_shape<
             stage::fetch(stages + s * kTileBytes, in + (int64_t)tile * kTile, kTileBytes, &full[s]);
     };
     const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const A start = p.exclusive ? tile::bits_as<A>((tile::ubits_t<A>)p.init_bits) : Op::template identity<A>();
+    const A start = p.exclusive ? tile::from_low_bits<A>(p.init_bits) : Op::template identity<A>();
 
     if (warp >= kScanWarps) { /* ---------------------------- a look-back warp */
         const lookback::arena &ar = p.arena;

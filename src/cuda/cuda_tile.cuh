@@ -48,6 +48,14 @@ template <> struct uint_of<8> { using type = uint64_t; };
 template <class T>
 using ubits_t = typename uint_of<sizeof(T)>::type;
 
+/* A T held in the low bytes of 64 bits: a scan's init and a comparison's
+ * bounds (one parameter layout for every dtype), a look-back slot. */
+template <class T>
+__host__ __device__ __forceinline__ T from_low_bits(unsigned long long bits)
+{
+    return bits_as<T>((ubits_t<T>)bits);
+}
+
 template <class T>
 __host__ __device__ constexpr T highest()
 {
