@@ -199,11 +199,6 @@ struct select_params {
      * (flag_bits_params::before). */
     unsigned long long *before;
     unsigned long long range_tiles;
-    /* With before: the words at the start of each range that its block
-     * reads last (at most half the range), so that they are the ones left
-     * in L2 when partition_prefixed_kernel starts each range there and
-     * reads the items again (by comparison; 0: in order). */
-    int64_t head_words;
 };
 
 /* mask[r]: which elements of the thread's vector in row r are kept (by the
@@ -223,8 +218,8 @@ __device__ __forceinline__ void kept_masks(const select_params &p, int64_t seg_b
         const int left_here = left < 0 ? 0 : left > L::V ? L::V : (int)left;
         if constexpr (ByFlags) mask[r] = flag_mask<L::V>(p.flags + seg_base + at, p.aligned, left_here);
         else
-            mask[r] = compare_mask<T, L::V>(x[r], tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits),
-                                            tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits), p.negate != 0, left_here);
+            mask[r] = compare_mask<T, L::V>(x[r], tile::from_low_bits<T>(p.lo_bits),
+                                            tile::from_low_bits<T>(p.hi_bits), p.negate != 0, left_here);
     }
 }
 
@@ -848,11 +843,11 @@ struct flag_bits_params {
      * last one scans the ranges' counts. */
     unsigned long long *before;
     unsigned long long range_tiles;
-    /* With before: the words at the start of each range that its block
-     * reads last (at most half the range), so that they are the ones left
-     * in L2 when partition_prefixed_kernel starts each range there and
-     * reads the items again (by comparison; 0: in order). */
-    int64_t head_words;
+    /* With before, by comparison: the block walks its range from the end
+     * down, this many words (a multiple of kFlagBitsThreads) at a time,
+     * so that the words left in L2 are the first that
+     * partition_prefixed_kernel reads again; 0: in order. */
+    int64_t step_words;
 };
 constexpr int kPrefixTileWords = (int)(select_wider_tile(1) / 32);
 static_assert(kPrefixTileWords == 0 || kPrefixTileWords % kFlagBitsThreads == 0,
@@ -873,8 +868,8 @@ __device__ __forceinline__ bool compare_kept(const compare_bits_params &p, int64
         return swar_row_mask<T>(one, swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0)) & 1u;
     } else {
         const T x[1] = {reinterpret_cast<const T *>(p.b.flags)[i]};
-        return compare_mask<T, 1>(x, tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits),
-                                  tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits), p.negate != 0, 1) & 1u;
+        return compare_mask<T, 1>(x, tile::from_low_bits<T>(p.lo_bits),
+                                  tile::from_low_bits<T>(p.hi_bits), p.negate != 0, 1) & 1u;
     }
 }
 
@@ -922,10 +917,12 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
 /*
  * bits_and_count for partition_prefixed_kernel (p.before): block b takes
  * the range of range_tiles wider tiles from tile b * range_tiles, its
- * words with a stride of the block (write_word_pairs), and writes the
- * range's count to before[b]; the grid is one block a range. The block that finishes last, after the others'
- * counts (each fenced before its ticket), scans them into the count
- * before each range and writes the total. By tile, with a block barrier
+ * words with a stride of the block (`whole`, then a word a thread), by
+ * comparison from the range's end down in steps (step_words), and writes
+ * the range's count to before[b]; the grid is one block a range. The
+ * block that finishes last, after the others' counts (each fenced before
+ * its ticket), scans them into the count before each range and writes
+ * the total. By tile, with a block barrier
  * a tile and a last block scanning 16384 counts at 2^28 items, this
  * kernel took 124 us against 102 by stride (H100).
  */
@@ -938,7 +935,6 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
     const int64_t range_words = (int64_t)p.range_tiles * kPrefixTileWords;
     const int64_t from = (int64_t)blockIdx.x * range_words;
     const int64_t end = from + range_words < all_words ? from + range_words : all_words;
-    const int64_t head = p.head_words < (end - from) / 2 ? p.head_words : (end - from) / 2;
     unsigned long long c = 0;
     auto words_of = [&](int64_t first, int64_t last) { /* [first, last) */
         int64_t w = first + threadIdx.x;
@@ -952,8 +948,10 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
             c += (unsigned)__popc(m);
         }
     };
-    words_of(from + head, end);
-    words_of(from, from + head);
+    if (p.step_words > 0) /* whole steps down from the end, the last one partial (no 64-bit division: it spilled) */
+        for (int64_t top = end; top > from; top -= p.step_words)
+            words_of(top - p.step_words > from ? top - p.step_words : from, top);
+    else words_of(from, end);
     c = block_reduce<sum_op, kFlagBitsThreads>(c);
     __shared__ bool last;
     if (threadIdx.x == 0) {
@@ -1075,7 +1073,7 @@ __global__ void __launch_bounds__(kFlagBitsThreads) compare_bits_kernel(const __
 {
     const uint4 *x = reinterpret_cast<const uint4 *>(p.b.flags);
     if constexpr (sizeof(T) > 1) {
-        const T lo = tile::bits_as<T>((tile::ubits_t<T>)p.lo_bits), hi = tile::bits_as<T>((tile::ubits_t<T>)p.hi_bits);
+        const T lo = tile::from_low_bits<T>(p.lo_bits), hi = tile::from_low_bits<T>(p.hi_bits);
         const bool negate = p.negate != 0;
         static_assert(Ranges && kPrefixTileWords > 0, "wider items take bits only for the prefixed kernel");
         const flag_bits_params &b = p.b;
@@ -1779,14 +1777,16 @@ const void *compare_bits_fn(gp_dtype t, bool ranges)
     }
 }
 
-/* The words at the start of each of `ranges` ranges that compare_bits_kernel
- * reads last: together, GP_PARTITION_IF_REREAD_L2_PERCENT of the L2's
- * items of t, which partition_prefixed_kernel then reads from L2. */
-int64_t reread_head_words(const gp_ctx *ctx, gp_dtype t, unsigned ranges)
+/* compare_bits_kernel's step down a range (flag_bits_params::step_words):
+ * GP_PARTITION_IF_REREAD_STEP_BYTES of items of t in whole block strides,
+ * at least one and at most two. Round 67: 1-byte items ran faster with two
+ * (16 KiB, a pair of words a thread) than with 64 KiB. */
+int64_t reread_step_words(gp_dtype t)
 {
-    const long long l2 = state(ctx)->l2_bytes;
-    if (GP_PARTITION_IF_REREAD_L2_PERCENT <= 0 || l2 <= 0 || ranges == 0) return 0;
-    return (int64_t)(l2 / 100 * GP_PARTITION_IF_REREAD_L2_PERCENT / ranges / (32 * (long long)gp_dtype_size(t)));
+    const int64_t stride_bytes = (int64_t)kFlagBitsThreads * 32 * gp_dtype_size(t);
+    const int64_t strides = GP_PARTITION_IF_REREAD_STEP_BYTES / stride_bytes;
+    if (GP_PARTITION_IF_REREAD_STEP_BYTES <= 0) return 0;
+    return (strides < 1 ? 1 : strides > 2 ? 2 : strides) * kFlagBitsThreads;
 }
 
 /* A partition counted first (partition_counts_first): the total goes to
@@ -1809,7 +1809,7 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
         f.count = a->count;
         f.before = p.before;
         f.range_tiles = p.range_tiles;
-        f.head_words = p.before && !a->flags ? reread_head_words(ctx, a->t, p.grid) : 0;
+        f.step_words = p.before && !a->flags ? reread_step_words(a->t) : 0;
         c.lo_bits = p.lo_bits, c.hi_bits = p.hi_bits, c.negate = p.negate;
 #ifdef GP_CUDA_EMULATE
         const unsigned grid = flag_bits_grid(ctx, a->n); /* one block: the serial stand-in */

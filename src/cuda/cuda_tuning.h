@@ -811,16 +811,20 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #define GP_PARTITION_IF_PREFIXED_WIDE 1
 #endif
 /* Partitions by comparison into partition_prefixed_kernel read their
- * items twice: compare_bits_kernel reads each range's first words last,
- * this share of the L2 in all, so the prefixed kernel, which starts every
- * range there, finds them in L2 (0: each range in order). H200, bench
- * partition-if, us, 0 / 25 / 50 / 80 (docs/perf/scan.md, round 66): i32
- * 2^24 57.1-57.2 / 55.3 / 54.8-55.0 / 53.6-53.7, 2^25 110.3-111.0 /
- * 109.2-110.0 / 108.8-109.8 / 110.3; i64 2^23 55.0-55.5 / 54.9 /
- * 54.6-54.8 / 51.6-53.0; u8 2^26 68.9 / 68.0 / 68.2-68.7 / 67.2-67.8;
- * elsewhere within noise. */
-#ifndef GP_PARTITION_IF_REREAD_L2_PERCENT
-#define GP_PARTITION_IF_REREAD_L2_PERCENT 80
+ * items twice: compare_bits_kernel walks each range from its end down, a
+ * block's step of this many bytes at a time (one or two block strides:
+ * reread_step_words), so that the words it reads last, left in L2, are
+ * the first the prefixed kernel reads (0: each range in order). The two
+ * walks mirror each other, so L2 serves the reread for as much of it as it
+ * still holds. H200, bench partition-if, us, round 66's form (each range's
+ * first words read last, in order) / steps of 32, 64, 128 KiB, not
+ * capped at two strides (round 67's second A/B, three rounds): i32 2^24 54.0-54.2 / 54.6-55.2 /
+ * 53.8-54.6 / 57.1-57.4, 2^25 109.6-111.2 / 108.8-109.4 / 108.7-109.3 /
+ * 110.8-111.7; i64 2^24 107.8-108.4 / 105.2-106.1 / 105.6-106.5 /
+ * 108.5-108.9; u8 2^26 68.1 / 67.9-68.5 / 67.9-68.0 / 69.5-69.7 (16 KiB,
+ * two strides, in the first A/B: 66.6-66.7 against 67.7-67.9). */
+#ifndef GP_PARTITION_IF_REREAD_STEP_BYTES
+#define GP_PARTITION_IF_REREAD_STEP_BYTES (64 << 10)
 #endif
 
 /* A persistent partition by flags of 1-byte items, at least this many of
