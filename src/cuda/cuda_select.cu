@@ -1779,8 +1779,8 @@ const void *compare_bits_fn(gp_dtype t, bool ranges)
 
 /* compare_bits_kernel's step down a range (flag_bits_params::step_words):
  * GP_PARTITION_IF_REREAD_STEP_BYTES of items of t in whole block strides,
- * at least one and at most two. Round 67: 1-byte items ran faster with two
- * (16 KiB, a pair of words a thread) than with 64 KiB. */
+ * at least one and at most two. Round 67: u8 gained more on round 66's
+ * form with two (16 KiB) than with 64 KiB, in separate A/Bs (weak). */
 int64_t reread_step_words(gp_dtype t)
 {
     const int64_t stride_bytes = (int64_t)kFlagBitsThreads * 32 * gp_dtype_size(t);
