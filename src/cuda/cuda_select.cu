@@ -843,15 +843,25 @@ struct flag_bits_params {
      * last one scans the ranges' counts. */
     unsigned long long *before;
     unsigned long long range_tiles;
-    /* With before, by comparison: the block walks its range from the end
-     * down, this many words (a multiple of kFlagBitsThreads) at a time,
-     * so that the words left in L2 are the first that
-     * partition_prefixed_kernel reads again; 0: in order. */
-    int64_t step_words;
 };
 constexpr int kPrefixTileWords = (int)(select_wider_tile(1) / 32);
 static_assert(kPrefixTileWords == 0 || kPrefixTileWords % kFlagBitsThreads == 0,
               "a prefixed tile is whole words of every thread");
+
+/* With p.before, by comparison: the block walks its range from the end
+ * down, this many words of T at a time, so that the words left in L2 are
+ * the first that partition_prefixed_kernel reads again (0: in order).
+ * GP_PARTITION_IF_REREAD_STEP_BYTES of items in whole block strides, at
+ * least one and at most two. Round 67: u8 gained more on round 66's form
+ * with two (16 KiB) than with 64 KiB, in separate A/Bs (weak). */
+template <class T>
+constexpr int64_t reread_step_words()
+{
+    constexpr int64_t stride_bytes = (int64_t)kFlagBitsThreads * 32 * sizeof(T);
+    constexpr int64_t strides = GP_PARTITION_IF_REREAD_STEP_BYTES / stride_bytes;
+    if (GP_PARTITION_IF_REREAD_STEP_BYTES <= 0) return 0;
+    return (strides < 1 ? 1 : strides > 2 ? 2 : strides) * kFlagBitsThreads;
+}
 struct compare_bits_params {
     flag_bits_params b; /* b.flags: the items */
     unsigned long long lo_bits, hi_bits;
@@ -871,6 +881,16 @@ __device__ __forceinline__ bool compare_kept(const compare_bits_params &p, int64
         return compare_mask<T, 1>(x, tile::from_low_bits<T>(p.lo_bits),
                                   tile::from_low_bits<T>(p.hi_bits), p.negate != 0, 1) & 1u;
     }
+}
+
+/* The bits of the last, partial word (n % 32 items; bits past n are 0). */
+template <class Kept>
+__device__ __forceinline__ uint32_t partial_word_bits(const flag_bits_params &p, Kept kept)
+{
+    const int64_t first = p.n / 32 * 32;
+    uint32_t m = 0;
+    for (int j = 0; j < (int)(p.n % 32); j++) m |= (uint32_t)kept(first + j) << j;
+    return m;
 }
 
 #ifndef GP_CUDA_EMULATE
@@ -906,8 +926,7 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
         c += (unsigned)__popc(m);
     }
     if (blockIdx.x == 0 && threadIdx.x == 0 && p.n % 32 != 0) { /* the partial tile reads these bits too */
-        uint32_t m = 0;
-        for (int j = 0; j < (int)(p.n % 32); j++) m |= (uint32_t)kept(32 * words + j) << j;
+        const uint32_t m = partial_word_bits(p, kept);
         p.bits[words] = m;
         c += (unsigned)__popc(m);
     }
@@ -917,8 +936,8 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
 /*
  * bits_and_count for partition_prefixed_kernel (p.before): block b takes
  * the range of range_tiles wider tiles from tile b * range_tiles, its
- * words with a stride of the block (`whole`, then a word a thread), by
- * comparison from the range's end down in steps (step_words), and writes
+ * words with a stride of the block (`whole`, then a word a thread), from
+ * the range's end down in steps of StepWords where it is not 0, and writes
  * the range's count to before[b]; the grid is one block a range. The
  * block that finishes last, after the others' counts (each fenced before
  * its ticket), scans them into the count before each range and writes
@@ -926,7 +945,7 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
  * a tile and a last block scanning 16384 counts at 2^28 items, this
  * kernel took 124 us against 102 by stride (H100).
  */
-template <class Word, class Kept, class Whole>
+template <int64_t StepWords, class Word, class Kept, class Whole>
 __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p, Word word, Kept kept, Whole whole)
 {
     constexpr int kWarps = kFlagBitsThreads / kWarp, kScanPerThread = 4;
@@ -940,17 +959,14 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
         int64_t w = first + threadIdx.x;
         c += whole(w, last < words ? last : words); /* the whole words it can, w left at the first not written */
         for (; w < last; w += kFlagBitsThreads) {
-            uint32_t m = 0;
-            if (w < words) m = word(w);
-            else /* the last, partial word: bits past n are 0 */
-                for (int j = 0; j < (int)(p.n % 32); j++) m |= (uint32_t)kept(32 * words + j) << j;
+            const uint32_t m = w < words ? word(w) : partial_word_bits(p, kept);
             p.bits[w] = m;
             c += (unsigned)__popc(m);
         }
     };
-    if (p.step_words > 0) /* whole steps down from the end, the last one partial (no 64-bit division: it spilled) */
-        for (int64_t top = end; top > from; top -= p.step_words)
-            words_of(top - p.step_words > from ? top - p.step_words : from, top);
+    if constexpr (StepWords > 0) /* whole steps down from the end, the last one partial */
+        for (int64_t top = end; top > from; top -= StepWords)
+            words_of(top - StepWords > from ? top - StepWords : from, top);
     else words_of(from, end);
     c = block_reduce<sum_op, kFlagBitsThreads>(c);
     __shared__ bool last;
@@ -998,11 +1014,11 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
 /* Both bit kernels: Ranges (p.before set), by ranges (bits_and_count_ranges);
  * else by stride. Kernels of their own: the stride kernels keep their code
  * and registers (36, 32; a first form behind a runtime test took 48). */
-template <bool Ranges, class Word, class Kept>
+template <bool Ranges, int64_t StepWords, class Word, class Kept>
 __device__ __forceinline__ void bits_and_count_any(const flag_bits_params &p, Word word, Kept kept)
 {
     if constexpr (Ranges && kPrefixTileWords > 0)
-        bits_and_count_ranges(p, word, kept, [&p, word](int64_t &w, int64_t end) {
+        bits_and_count_ranges<StepWords>(p, word, kept, [&p, word](int64_t &w, int64_t end) {
             return write_word_pairs(p, word, w, end, kFlagBitsThreads);
         });
     else bits_and_count(p, word, kept);
@@ -1012,7 +1028,7 @@ template <bool Ranges>
 __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __grid_constant__ flag_bits_params p)
 {
     const uint4 *f = reinterpret_cast<const uint4 *>(p.flags);
-    bits_and_count_any<Ranges>(
+    bits_and_count_any<Ranges, 0>( /* flags: in order */
         p, [f](int64_t w) { return nonzero_bits(load_stream<0>(f + 2 * w)) | nonzero_bits(load_stream<0>(f + 2 * w + 1)) << 16; },
         [&p](int64_t i) { return flag_kept(p, i); });
 }
@@ -1088,13 +1104,13 @@ __global__ void __launch_bounds__(kFlagBitsThreads) compare_bits_kernel(const __
             }
             return c;
         };
-        bits_and_count_ranges(
+        bits_and_count_ranges<reread_step_words<T>()>(
             b, [x, lo, hi, negate](int64_t w) { return compare_word<T>(x, w, lo, hi, negate); },
             [&p](int64_t i) { return compare_kept<T>(p, i); }, whole);
     } else {
         const swar_range c = swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
         with_swar_sides(c, [&](auto sides) {
-            bits_and_count_any<Ranges>(
+            bits_and_count_any<Ranges, reread_step_words<T>()>(
                 p.b,
                 [x, c](int64_t w) {
                     return swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w), c) |
@@ -1777,18 +1793,6 @@ const void *compare_bits_fn(gp_dtype t, bool ranges)
     }
 }
 
-/* compare_bits_kernel's step down a range (flag_bits_params::step_words):
- * GP_PARTITION_IF_REREAD_STEP_BYTES of items of t in whole block strides,
- * at least one and at most two. Round 67: u8 gained more on round 66's
- * form with two (16 KiB) than with 64 KiB, in separate A/Bs (weak). */
-int64_t reread_step_words(gp_dtype t)
-{
-    const int64_t stride_bytes = (int64_t)kFlagBitsThreads * 32 * gp_dtype_size(t);
-    const int64_t strides = GP_PARTITION_IF_REREAD_STEP_BYTES / stride_bytes;
-    if (GP_PARTITION_IF_REREAD_STEP_BYTES <= 0) return 0;
-    return (strides < 1 ? 1 : strides > 2 ? 2 : strides) * kFlagBitsThreads;
-}
-
 /* A partition counted first (partition_counts_first): the total goes to
  * *a->count in a launch before the partition's, whose tiles then look back
  * as a selection's do. By flags, flag_bits_kernel also leaves the bits the
@@ -1809,7 +1813,6 @@ gp_status count_before(gp_ctx *ctx, const gp_select_args *a, uint8_t *after, sel
         f.count = a->count;
         f.before = p.before;
         f.range_tiles = p.range_tiles;
-        f.step_words = p.before && !a->flags ? reread_step_words(a->t) : 0;
         c.lo_bits = p.lo_bits, c.hi_bits = p.hi_bits, c.negate = p.negate;
 #ifdef GP_CUDA_EMULATE
         const unsigned grid = flag_bits_grid(ctx, a->n); /* one block: the serial stand-in */
