@@ -852,15 +852,17 @@ static_assert(kPrefixTileWords == 0 || kPrefixTileWords % kFlagBitsThreads == 0,
  * down, this many words of T at a time, so that the words left in L2 are
  * the first that partition_prefixed_kernel reads again (0: in order).
  * GP_PARTITION_IF_REREAD_STEP_BYTES of items in whole block strides, at
- * least one and at most two. Round 67: u8 gained more on round 66's form
- * with two (16 KiB) than with 64 KiB, in separate A/Bs (weak). */
+ * least one: two for 4-byte items, one for 8-byte. 1-byte items keep the
+ * order: the walk down read 3-4% slower at 8 to 32 MiB of them (round 68,
+ * H200: 2^24 24.1 us against 23.0), where the 60 MiB L2 may hold the
+ * whole input either way (a guess; not counted). */
 template <class T>
 constexpr int64_t reread_step_words()
 {
     constexpr int64_t stride_bytes = (int64_t)kFlagBitsThreads * 32 * sizeof(T);
     constexpr int64_t strides = GP_PARTITION_IF_REREAD_STEP_BYTES / stride_bytes;
-    if (GP_PARTITION_IF_REREAD_STEP_BYTES <= 0) return 0;
-    return (strides < 1 ? 1 : strides > 2 ? 2 : strides) * kFlagBitsThreads;
+    if (sizeof(T) == 1 || GP_PARTITION_IF_REREAD_STEP_BYTES <= 0) return 0;
+    return (strides < 1 ? 1 : strides) * kFlagBitsThreads;
 }
 struct compare_bits_params {
     flag_bits_params b; /* b.flags: the items */
