@@ -848,20 +848,21 @@ constexpr int kPrefixTileWords = (int)(select_wider_tile(1) / 32);
 static_assert(kPrefixTileWords == 0 || kPrefixTileWords % kFlagBitsThreads == 0,
               "a prefixed tile is whole words of every thread");
 
-/* With p.before, by comparison: the block walks its range from the end
- * down, this many words of T at a time, so that the words left in L2 are
- * the first that partition_prefixed_kernel reads again (0: in order).
- * GP_PARTITION_IF_REREAD_STEP_BYTES of items in whole block strides, at
- * least one: two for 4-byte items, one for 8-byte. 1-byte items keep the
- * order: the walk down read 3-4% slower at 8 to 32 MiB of them (round 68,
- * H200: 2^24 24.1 us against 23.0), where the 60 MiB L2 may hold the
- * whole input either way (a guess; not counted). */
+/* With p.before, by comparison of 4- or 8-byte items: the block walks
+ * its range from the end down, this many words at a time, so that the
+ * words left in L2 are the first that partition_prefixed_kernel reads
+ * again (0: in order). GP_PARTITION_IF_REREAD_STEP_BYTES of items in
+ * whole block strides, at least one: two for 4-byte items, one for
+ * 8-byte. 1-byte items (bits_and_count_any) keep the order: the walk
+ * down read 3-4% slower at 8 to 32 MiB of them (round 68, H200: 2^24
+ * 24.1 us against 23.0), where the 60 MiB L2 may hold the whole input
+ * either way (a guess; not counted). */
 template <class T>
 constexpr int64_t reread_step_words()
 {
     constexpr int64_t stride_bytes = (int64_t)kFlagBitsThreads * 32 * sizeof(T);
     constexpr int64_t strides = GP_PARTITION_IF_REREAD_STEP_BYTES / stride_bytes;
-    if (sizeof(T) == 1 || GP_PARTITION_IF_REREAD_STEP_BYTES <= 0) return 0;
+    if (GP_PARTITION_IF_REREAD_STEP_BYTES <= 0) return 0;
     return (strides < 1 ? 1 : strides) * kFlagBitsThreads;
 }
 struct compare_bits_params {
@@ -1013,14 +1014,15 @@ __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p,
     }
 }
 
-/* Both bit kernels: Ranges (p.before set), by ranges (bits_and_count_ranges);
- * else by stride. Kernels of their own: the stride kernels keep their code
- * and registers (36, 32; a first form behind a runtime test took 48). */
-template <bool Ranges, int64_t StepWords, class Word, class Kept>
+/* Both bit kernels of 1-byte items: Ranges (p.before set), by ranges
+ * (bits_and_count_ranges, each in order); else by stride. Kernels of their
+ * own: the stride kernels keep their code and registers (36, 32; a first
+ * form behind a runtime test took 48). */
+template <bool Ranges, class Word, class Kept>
 __device__ __forceinline__ void bits_and_count_any(const flag_bits_params &p, Word word, Kept kept)
 {
     if constexpr (Ranges && kPrefixTileWords > 0)
-        bits_and_count_ranges<StepWords>(p, word, kept, [&p, word](int64_t &w, int64_t end) {
+        bits_and_count_ranges<0>(p, word, kept, [&p, word](int64_t &w, int64_t end) {
             return write_word_pairs(p, word, w, end, kFlagBitsThreads);
         });
     else bits_and_count(p, word, kept);
@@ -1030,7 +1032,7 @@ template <bool Ranges>
 __global__ void __launch_bounds__(kFlagBitsThreads) flag_bits_kernel(const __grid_constant__ flag_bits_params p)
 {
     const uint4 *f = reinterpret_cast<const uint4 *>(p.flags);
-    bits_and_count_any<Ranges, 0>( /* flags: in order */
+    bits_and_count_any<Ranges>(
         p, [f](int64_t w) { return nonzero_bits(load_stream<0>(f + 2 * w)) | nonzero_bits(load_stream<0>(f + 2 * w + 1)) << 16; },
         [&p](int64_t i) { return flag_kept(p, i); });
 }
@@ -1112,7 +1114,7 @@ __global__ void __launch_bounds__(kFlagBitsThreads) compare_bits_kernel(const __
     } else {
         const swar_range c = swar_range_of<T>(p.lo_bits, p.hi_bits, p.negate != 0);
         with_swar_sides(c, [&](auto sides) {
-            bits_and_count_any<Ranges, reread_step_words<T>()>(
+            bits_and_count_any<Ranges>(
                 p.b,
                 [x, c](int64_t w) {
                     return swar_row_mask<T, decltype(sides)::value>(load_stream<0>(x + 2 * w), c) |

@@ -814,18 +814,18 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
  * items twice: for 4- and 8-byte items compare_bits_kernel walks each
  * range from its end down, a block's step of this many bytes at a time
  * (whole block strides: reread_step_words), so that the words it reads
- * last, left in L2, are
- * the first the prefixed kernel reads (0: each range in order). The two
- * walks mirror each other, so L2 serves the reread for as much of it as
- * it still holds. H200, bench partition-if, us, round 66's form (each
- * range's first words read last, in order) / steps of 32, 64, 128 KiB,
- * not capped at two strides (round 67's second A/B, three rounds): i32
- * 2^24 54.0-54.2 / 54.6-55.2 / 53.8-54.6 / 57.1-57.4, 2^25 109.6-111.2 /
- * 108.8-109.4 / 108.7-109.3 / 110.8-111.7; i64 2^24 107.8-108.4 /
- * 105.2-106.1 / 105.6-106.5 / 108.5-108.9. ncu (round 68): the prefixed
- * kernel reads 26 MB less from DRAM at int32 2^24 and 2^25. 1-byte items
- * keep the order: in round 68's A/Bs the walk down (16 KiB steps) read
- * 3-4% slower at u8 2^23 to 2^25, 1% faster at 2^26. */
+ * last, left in L2, are the first the prefixed kernel reads (0: each
+ * range in order). The two walks mirror each other, so L2 serves the
+ * reread for as much of it as it still holds. H200, bench partition-if,
+ * us, round 66's form (each range's first words read last, in order) /
+ * steps of 32, 64, 128 KiB, not capped at two strides (round 67's
+ * second A/B, three rounds): i32 2^24 54.0-54.2 / 54.6-55.2 / 53.8-54.6
+ * / 57.1-57.4, 2^25 109.6-111.2 / 108.8-109.4 / 108.7-109.3 /
+ * 110.8-111.7; i64 2^24 107.8-108.4 / 105.2-106.1 / 105.6-106.5 /
+ * 108.5-108.9. ncu (round 68): the prefixed kernel reads 26 MB less
+ * from DRAM at int32 2^24 and 2^25. 1-byte items keep the order: in
+ * round 68's A/Bs the walk down (16 KiB steps) read 3-4% slower at u8
+ * 2^23 to 2^25, 1% faster at 2^26. */
 #ifndef GP_PARTITION_IF_REREAD_STEP_BYTES
 #define GP_PARTITION_IF_REREAD_STEP_BYTES (64 << 10)
 #endif
