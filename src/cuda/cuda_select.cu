@@ -946,7 +946,9 @@ __device__ __forceinline__ void bits_and_count(const flag_bits_params &p, Word w
  * its ticket), scans them into the count before each range and writes
  * the total. By tile, with a block barrier a tile and a last block
  * scanning 16384 counts at 2^28 items, this kernel took 124 us against
- * 102 by stride (H100).
+ * 102 by stride (H100). Two or four blocks a range, each counting a
+ * piece of it, were level at int64 2^22 and 3-8% slower from 2^24 (H200,
+ * docs/perf/scan.md, round 69): L2 kept every piece's first words.
  */
 template <int64_t StepWords, class Word, class Kept, class Whole>
 __device__ __forceinline__ void bits_and_count_ranges(const flag_bits_params &p, Word word, Kept kept, Whole whole)

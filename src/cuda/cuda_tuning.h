@@ -825,7 +825,8 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
  * 108.5-108.9. ncu (round 68): the prefixed kernel reads 26 MB less
  * from DRAM at int32 2^24 and 2^25. 1-byte items keep the order: in
  * round 68's A/Bs the walk down (16 KiB steps) read 3-4% slower at u8
- * 2^23 to 2^25, 1% faster at 2^26. */
+ * 2^23 to 2^25, 1% faster at 2^26. Loading the words read last at L2's
+ * evict-last priority cost 1-4% at int32 2^25 and int64 2^24 (round 69). */
 #ifndef GP_PARTITION_IF_REREAD_STEP_BYTES
 #define GP_PARTITION_IF_REREAD_STEP_BYTES (64 << 10)
 #endif
