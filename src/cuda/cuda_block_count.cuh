@@ -1,19 +1,18 @@
 /*
  * The end of a kernel that counts (count_kernel in cuda_histogram.cu,
- * flag_bits_kernel in cuda_select.cu): the block's threads' counts summed,
- * and the grid's combined in the same launch. One block writes its total
- * itself. Several combine theirs on a ticket: the block that takes the
- * last one writes the total and sets the ticket back to 0 for the next
- * launch (launches on one stream never overlap, so one counter serves
- * every launch on it). Where the total is below 2^32 the counts ride on
- * the ticket itself, as the reduction's 32-bit sums do (cuda_reduce.cu):
- * each block adds (count << 32 | 1) to the zeroed 64-bit word whose low
- * half is the ticket, and the last block gets the others' sum back from
- * its own atomic. Otherwise each leaves a partial in memory, fenced before
- * its ticket, and the last block reads and adds them: a fence and a second
- * trip to L2, which cost count u8 at 2^16 (4 blocks) 5.8 us against 4.6
- * on the ticket (H100, docs/perf/histogram.md).
- */
+ * flag_bits_kernel in cuda_partition_bits.cuh): the block's threads'
+ * counts summed, and the grid's combined in the same launch. One block
+ * writes its total itself. Several combine theirs on a ticket: the block
+ * that takes the last one writes the total and sets the ticket back to 0
+ * for the next launch (launches on one stream never overlap, so one
+ * counter serves every launch on it). Where the total is below 2^32 the
+ * counts ride on the ticket itself, as the reduction's 32-bit sums do
+ * (cuda_reduce.cu): each block adds (count << 32 | 1) to the zeroed 64-bit
+ * word whose low half is the ticket, and the last block gets the others'
+ * sum back from its own atomic. Otherwise each leaves a partial in memory,
+ * fenced before its ticket, and the last block reads and adds them: a
+ * fence and a second trip to L2, which cost count u8 at 2^16 (4 blocks)
+ * 5.8 us against 4.6 on the ticket (H100, docs/perf/histogram.md). */
 #ifndef GP_CUDA_BLOCK_COUNT_CUH
 #define GP_CUDA_BLOCK_COUNT_CUH
 
