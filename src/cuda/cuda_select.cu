@@ -59,7 +59,7 @@
 
 #include "cuda_backend.h"
 #ifndef GP_CUDA_EMULATE
-#include "cuda_block_count.cuh" /* flag_bits_kernel's end */
+#include "cuda_block_count.cuh" /* the bit kernels' end (cuda_partition_bits.cuh) */
 #endif
 #include "cuda_common.cuh"
 #include "cuda_grid_dependency.cuh"
