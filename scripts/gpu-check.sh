@@ -57,7 +57,7 @@ record() { summary+=("$(printf '%-26s %-14s %4ss' "$1" "$2" "$3")"); } # name, v
 step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
   local name=$1; shift
   case "$name" in configure|build|info) ;; *)
-    [ -z "$only" ] || grep -qE "$only" <<<"$name" || return 0
+    [ -z "$only" ] || grep -qE -e "$only" <<<"$name" || return 0
     matched=$((matched + 1)) ;;
   esac
   local t0=$(date +%s)
