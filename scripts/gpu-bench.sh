@@ -31,8 +31,9 @@ cases=(
   "partition-if --dtype i32 --max-log2 28"
   "filter --dtype i32 --max-log2 28"
   "filter-ascending --dtype i32 --max-log2 28"
-  # seed 002's powers of ten as well, so that the verdict "from 10^4" reads
-  # 10^4 itself: this sweep's first size past it is 2^15 (round 71)
+  # seed 002's sizes from 10^4 (and 12000) as well, so that the verdict
+  # "from 10^4" reads 10^4 itself: this sweep's first size past it is 2^15
+  # (round 71)
   "filter-vs-cpu --dtype i32 --min-log2 3 --max-log2 24 --sizes 10000,12000,100000,1000000,10000000"
   "count"
   "histogram"
