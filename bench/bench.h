@@ -124,6 +124,9 @@ typedef struct gpb_case {
      * released. Every implementation of the case is timed with the host
      * clock (GPB_TIMING_HOST), and its title says so. */
     int host_sync;
+    /* Sizes run beside the default sweep, where they fall inside it
+     * ("10000,100000"); --sizes or --max-log2 -1 replace them. NULL: none. */
+    const char *default_sizes;
 } gpb_case;
 
 /* How case c is timed in a run timed `run_timing` (a gpb_timing). */

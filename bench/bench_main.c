@@ -82,7 +82,8 @@ static void usage(FILE *f)
           "  --max-log2 K             largest, reached in steps of 2 and always included\n"
           "                           (default 30 on cuda, 27 on cpu; -1: only --sizes; with\n"
           "                           several cases it lowers each case's default, never raises it)\n"
-          "  --sizes LIST             extra sizes, e.g. 1000,2^20,100000000\n"
+          "  --sizes LIST             extra sizes, e.g. 1000,2^20,100000000 (they replace a\n"
+          "                           case's own: filter-vs-cpu adds 10^4 to 10^7 to its sweep)\n"
           "  --shapes LIST            2-D cases (transpose): ROWSxCOLS items instead of sizes\n"
           "                           (default 1920x1080,8192x8192,16384x16384,30000x7,7x30000;\n"
           "                           transpose's dtypes: u8,u16,f32,f64,c16, c16 = 16 bytes)\n"
@@ -256,10 +257,19 @@ static int make_sizes(const args *a, const gpb_case *c, int64_t *out)
     return u;
 }
 
-/* A 2-D case's shapes and dtypes: from the command line, else the case's
- * defaults (its strings parse: they are part of the build). */
+/* A case's shapes, dtypes and extra sizes: from the command line, else the
+ * case's defaults (its strings parse: they are part of the build). Default
+ * extra sizes join only the case's own sweep, and only inside its range. */
 static int case_lists(const gpb_case *c, args *a)
 {
+    if (c->default_sizes && a->nsizes == 0 && a->max_log2 != -2) {
+        int64_t extra[MAX_LIST];
+        int nextra = 0;
+        if (parse_list("default sizes", c->default_sizes, &nextra, size_item, extra) != GPB_OK) return GPB_ERROR;
+        const int max = a->max_log2 == -1 ? c->default_max_log2 : a->max_log2;
+        for (int i = 0; i < nextra; i++)
+            if (extra[i] >= INT64_C(1) << a->min_log2 && extra[i] <= INT64_C(1) << max) a->sizes[a->nsizes++] = extra[i];
+    }
     if (c->default_dtypes && !a->dtypes_given &&
         parse_list("default dtypes", c->default_dtypes, &a->ndtypes, dtype_item, a->dtypes) != GPB_OK)
         return GPB_ERROR;

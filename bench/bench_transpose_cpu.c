@@ -164,4 +164,5 @@ const gpb_case gpb_transpose_cpu = {
     "u8,u16,f32,f64,c16",
     1, /* no op: titles leave it out */
     0,
+    NULL,
 };
