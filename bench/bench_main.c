@@ -241,11 +241,18 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* The sweep's top, log2: --max-log2, else the case's default; -2 (--max-log2
+ * -1) means no sweep. */
+static int sweep_max_log2(const args *a, const gpb_case *c)
+{
+    return a->max_log2 == -1 ? c->default_max_log2 : a->max_log2;
+}
+
 /* The sweep 2^min, 2^(min+2), ... up to and including 2^max, plus the extra
  * sizes, sorted, unique. */
 static int make_sizes(const args *a, const gpb_case *c, int64_t *out)
 {
-    int max = a->max_log2 == -1 ? c->default_max_log2 : a->max_log2;
+    int max = sweep_max_log2(a, c);
     int n = 0;
     for (int e = a->min_log2; e <= max; e += 2) out[n++] = INT64_C(1) << e;
     if (max >= a->min_log2 && (max - a->min_log2) % 2) out[n++] = INT64_C(1) << max; /* the top always runs */
@@ -266,7 +273,7 @@ static int case_lists(const gpb_case *c, args *a)
         int64_t extra[MAX_LIST];
         int nextra = 0;
         if (parse_list("default sizes", c->default_sizes, &nextra, size_item, extra) != GPB_OK) return GPB_ERROR;
-        const int max = a->max_log2 == -1 ? c->default_max_log2 : a->max_log2;
+        const int max = sweep_max_log2(a, c);
         for (int i = 0; i < nextra; i++)
             if (extra[i] >= INT64_C(1) << a->min_log2 && extra[i] <= INT64_C(1) << max) a->sizes[a->nsizes++] = extra[i];
     }

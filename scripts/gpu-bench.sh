@@ -31,9 +31,9 @@ cases=(
   "partition-if --dtype i32 --max-log2 28"
   "filter --dtype i32 --max-log2 28"
   "filter-ascending --dtype i32 --max-log2 28"
-  # seed 002's sizes from 10^4 (and 12000) as well, so that the verdict
-  # "from 10^4" reads 10^4 itself: this sweep's first size past it is 2^15
-  # (round 71)
+  # seed 002's sizes from 10^4, and 12000 near the crossover: the case adds
+  # 10^4 to 10^7 to its sweep itself (8d09d4f), but --sizes replaces them,
+  # so they are listed again here (round 71)
   "filter-vs-cpu --dtype i32 --min-log2 3 --max-log2 24 --sizes 10000,12000,100000,1000000,10000000"
   "count"
   "histogram"
