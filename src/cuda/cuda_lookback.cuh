@@ -440,7 +440,8 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
  * chain: a window of 32 tiles a round trip, inclusive counts rising from
  * tile 0 as fast (select u8 at 2^26 on an H200: the first wave's
  * prefixes came 6.5 us after its last count; docs/perf/scan.md, round
- * 62). Spans shorten the chain to two or three round trips (round 73).
+ * 62). Spans are to cut the chain to two or three round trips; round 73
+ * measured what that buys.
  *
  * A span is kLookbackSpan consecutive tiles; span s has a status at slot
  * base + s (base: the tiles' count, so the arena holds slots_with_spans of
@@ -494,7 +495,7 @@ __device__ __forceinline__ unsigned long long poll_parts(const arena &a, unsigne
                                                          Read read, bool &stopped, unsigned long long (&tag)[N])
 {
     const int lane = threadIdx.x % kWarp;
-    unsigned take;
+    unsigned take, nearest_is_first = 0; /* the stop is part 0's lane 0 (the emulator's coverage) */
     unsigned delay_ns = 32;
     for (;;) {
 #pragma unroll
@@ -516,12 +517,15 @@ __device__ __forceinline__ unsigned long long poll_parts(const arena &a, unsigne
             waiting = waiting || (__ballot_sync(tile::kFullMask, inside && state < kAggregate) & upto) != 0;
             stopped = stopped || stops != 0;
             take |= ((upto >> lane & 1u) && inside ? 1u : 0u) << j;
+            if (j == 0) nearest_is_first = stops & 1u;
         }
         if (!waiting) break; /* warp-uniform: made of ballots */
         backoff(delay_ns);
     }
 #ifdef GP_CUDA_EMULATE
-    if (lane == 0) gp_emu_lookback_window(stopped ? 1u : 0u, 2u);
+    if (lane == 0) gp_emu_lookback_window(stopped ? 1u : 0u, nearest_is_first ? 1u : 2u);
+#else
+    (void)nearest_is_first;
 #endif
     unsigned long long v = 0;
 #pragma unroll

@@ -63,15 +63,23 @@ uint64_t next_random(uint64_t &s) /* splitmix64 */
 long emu_check_spans(uint64_t seed)
 {
     using namespace gp_cuda::lookback;
-    /* More than 32 spans a walk, and a partial last one. */
-    const unsigned long long tiles = 40 * kLookbackSpan + 7, slots = slots_with_spans(tiles);
+    /* More than 32 spans a walk, and a partial last one. The spans'
+     * statuses after the tiles', whatever GP_LOOKBACK_SPANS says
+     * (slots_with_spans follows it): the walk is tested either way. */
+    const unsigned long long tiles = 40 * kLookbackSpan + 7;
+    const unsigned long long slots = tiles + (tiles + kLookbackSpan - 1) / kLookbackSpan;
     const unsigned long long fronts[] = {1, 2, 31, 32, 33, 70, 64 * 3 + 5, 600, tiles};
     const unsigned epoch = 7;
-    void *mem = aligned_alloc(256, arena_bytes(slots));
+    const size_t bytes = (arena_bytes(slots) + 255) / 256 * 256; /* aligned_alloc: a multiple of the alignment */
+    void *mem = aligned_alloc(256, bytes);
+    if (!mem) {
+        printf("  spans: no memory for the arena\n");
+        return 1;
+    }
     long bad = 0, walks = 0, aggregates = 0;
     uint64_t s = seed ^ 0x5ba45ull;
     for (unsigned long long front : fronts) {
-        memset(mem, 0, arena_bytes(slots));
+        memset(mem, 0, bytes);
         const arena a = arena_at(mem, slots);
         std::vector<unsigned long long> count(tiles), before(tiles + 1, 0);
         for (unsigned long long k = 0; k < tiles; k++) {
