@@ -21,6 +21,8 @@
 
 #include <vector>
 
+extern "C" uint64_t gpt_derive(uint64_t seed, uint64_t a, uint64_t b, uint64_t c, uint64_t d); /* tests/harness.c */
+
 namespace {
 
 using namespace gp_cuda;
@@ -49,14 +51,6 @@ void spans_probe_kernel(const spans_probe_params p)
 const int registered =
     (gp_emu::register_thunk("spans_probe_kernel", gp_emu::call_kernel<spans_probe_params>), 0);
 
-uint64_t next_random(uint64_t &s) /* splitmix64 */
-{
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 } // namespace
 
 /* Returns the number of wrong counts and span statuses (the first few printed). */
@@ -77,13 +71,12 @@ long emu_check_spans(uint64_t seed)
         return 1;
     }
     long bad = 0, walks = 0, aggregates = 0;
-    uint64_t s = seed ^ 0x5ba45ull;
     for (unsigned long long front : fronts) {
         memset(mem, 0, bytes);
         const arena a = arena_at(mem, slots);
         std::vector<unsigned long long> count(tiles), before(tiles + 1, 0);
         for (unsigned long long k = 0; k < tiles; k++) {
-            count[k] = next_random(s) % 1000;
+            count[k] = gpt_derive(seed, front, k, 0, 0) % 1000;
             before[k + 1] = before[k] + count[k];
         }
         auto tag_at = [&](unsigned long long slot) { return status_word(a, slot, 0); };
