@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu;
+extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu, gpb_filter_cpu, gpb_filter_ascending_cpu;
 #ifdef GPUPRIM_BENCH_CUDA
 extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
 extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_wide_bins_cuda,
@@ -21,6 +21,8 @@ extern const gpb_case gpb_scan_cuda, gpb_select_cuda, gpb_select_if_cuda, gpb_pa
 static const gpb_case *const cases[] = {
     &gpb_reduce_cpu,
     &gpb_transpose_cpu,
+    &gpb_filter_cpu,
+    &gpb_filter_ascending_cpu,
 #ifdef GPUPRIM_BENCH_CUDA
     &gpb_reduce_cuda,
     &gpb_transpose_cuda,
@@ -66,9 +68,9 @@ typedef struct args {
 static void usage(FILE *f)
 {
     fputs("usage: gpuprim bench CASE[,CASE...]|all [options]\n"
-          "cases: reduce, transpose; on cuda also count, histogram, histogram-one-bin,\n"
-          "       histogram-16384, histogram-2^20, histogram-edges, scan, select,\n"
-          "       select-if, partition, partition-if, filter, filter-ascending,\n"
+          "cases: reduce, transpose, filter, filter-ascending; on cuda also count,\n"
+          "       histogram, histogram-one-bin, histogram-16384, histogram-2^20,\n"
+          "       histogram-edges, scan, select, select-if, partition, partition-if,\n"
           "       filter-vs-cpu; all: every case of the backend\n"
           "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
           "streaming-read ceiling over the same bytes, all in the same run. Several cases\n"
