@@ -507,6 +507,9 @@ smoke_cases() {
         check "help_$v" 0 "^usage: gpuprim $v" "gpuprim $v --help"
     done
     check help_bench 0 '.' 'gpuprim bench --help'
+    # The cpu filters' checks, the threaded path included (70000 on 4 threads).
+    check bench_filter_cpu 0 '^  filter-ascending +ok' \
+        'OMP_NUM_THREADS=4 gpuprim bench filter,filter-ascending --backend cpu --sizes 1000,70000 --max-log2 -1 --runs 2'
     check version 0 '^gpuprim [0-9]+\.[0-9]+\.[0-9]+ \(backends built: cpu' 'gpuprim --version'
     check info_exits_0 0 '^  cpu   usable' 'gpuprim info'
     check info_cpu_bandwidth 0 '^        copy bandwidth [0-9.]+ GB/s' 'gpuprim info --backend cpu'
