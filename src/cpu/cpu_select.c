@@ -245,8 +245,8 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
  * element is always kept.
  */
 #define GP_FILT_DEF(NAME, T, KEY, LOWEST)                                                   \
-    /* The largest key of one chunk, in GP_FILT_LANES running maxima that vectorise       \
-     * (one running maximum would be a chain of dependent compares). */                   \
+    /* The largest key of one chunk, in GP_FILT_LANES independent running maxima (one   \
+     * would be a chain of dependent compares); GCC vectorises them for integers. */      \
     static T NAME##_chunk_max(const T *restrict x)                                         \
     {                                                                                      \
         T lane[GP_FILT_LANES];                                                             \
