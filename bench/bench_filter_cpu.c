@@ -17,6 +17,7 @@ int64_t gpl_stalin_reference(const int32_t *in, int64_t n, int32_t *out);
 void gpl_stalin_fill(int32_t *x, int64_t n, int pattern, uint64_t seed);
 
 enum { GUARD = 64, POISON = 0xA5 }; /* int32 elements past the output */
+enum { DISTINCT = 64 };              /* different inputs among the slices */
 
 typedef struct calls {
     gp_ctx *ctx;
@@ -68,10 +69,15 @@ static int measure_pattern(gpb_env *env, const gpb_spec *s, gpb_point *pt, int p
     gpb_arena a;
     if (gpb_cpu_arena_alloc(env, &a, in_bytes, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!a.base) return GPB_OK;
-    /* One fill, copied: a parallel fill per slice costs a thread team per
-     * slice, and tiny inputs have millions of slices. */
-    gpl_stalin_fill((int32_t *)a.base, s->n, pattern, env->opts.seed);
-    for (size_t k = 1; k < a.nslices; k++) memcpy(a.base + k * a.stride, a.base, in_bytes);
+    /* DISTINCT inputs, copied round the slices: slices of one input would let
+     * the branch predictor learn a small input's survivors (seed 002's loop
+     * branches on each), and a fill per slice costs a thread team each, of
+     * which tiny inputs would need millions. */
+    for (size_t k = 0; k < a.nslices; k++) {
+        unsigned char *slice = a.base + k * a.stride;
+        if (k < DISTINCT) gpl_stalin_fill((int32_t *)slice, s->n, pattern, env->opts.seed + k);
+        else memcpy(slice, a.base + (k % DISTINCT) * a.stride, in_bytes);
+    }
     calls c = {env->ctx, s->n, malloc((size_t)(s->n + GUARD) * sizeof(int32_t)), 0};
     int32_t *want = malloc(in_bytes ? in_bytes : 1);
     int rc = GPB_OK, failed = 0;
