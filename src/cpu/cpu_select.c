@@ -48,13 +48,13 @@ size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n) { retur
 /* No more threads than blocks of GP_CPU_SEL_BLOCK: a thread without one
  * would only wait at the barriers (on a 16-core host the filter at 2^16
  * took 956 us with 16 threads for 4 blocks, against 67 us at 2^18). */
-static int thread_count(int64_t n, int64_t par_min)
+static int thread_count(int64_t n)
 {
     int want = omp_get_max_threads();
     if (want > GP_CPU_SEL_MAX_THREADS) want = GP_CPU_SEL_MAX_THREADS;
     const int64_t blocks = (n + GP_CPU_SEL_BLOCK - 1) / GP_CPU_SEL_BLOCK;
     if (want > blocks) want = (int)blocks;
-    return n < par_min || want < 1 ? 1 : want;
+    return n < GP_CPU_SEL_PAR_MIN || want < 1 ? 1 : want;
 }
 
 /* ------------------------------------------------------------- predicates */
@@ -196,7 +196,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     const int64_t n = a->n;
     const unsigned char *x = (const unsigned char *)a->in;
     unsigned char *out = (unsigned char *)a->out;
-    const int nthreads = thread_count(n, GP_CPU_SEL_PAR_MIN);
+    const int nthreads = thread_count(n);
     const int64_t total = a->partition ? count_all(a, pred, nthreads) : 0;
     int64_t sel_carry = 0, rej_carry = 0;
     int64_t cnt[GP_CPU_SEL_MAX_THREADS], sel_at[GP_CPU_SEL_MAX_THREADS], rej_at[GP_CPU_SEL_MAX_THREADS];
@@ -375,7 +375,7 @@ GP_FILT_DEF(filt_f64_desc, double, GP_KEY_NEG, -INFINITY)
 gp_status gp_cpu_filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
 {
     (void)ws;
-    int nthreads = thread_count(a->n, GP_CPU_SEL_PAR_MIN);
+    int nthreads = thread_count(a->n);
     if (nthreads < GP_CPU_FILT_MIN_THREADS) nthreads = 1;
     int64_t c;
     switch (a->t) {
