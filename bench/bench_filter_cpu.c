@@ -6,15 +6,11 @@
  * poisoned and a guard band past it, before and after timing.
  */
 #include "bench_cpu.h"
+#include "ladder_stalin_cpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ladder_stalin_cpu.c */
-int64_t gpl_stalin_cpu_article(const int32_t *in, int64_t n, int32_t *out);
-int64_t gpl_stalin_reference(const int32_t *in, int64_t n, int32_t *out);
-void gpl_stalin_fill(int32_t *x, int64_t n, int pattern, uint64_t seed);
 
 enum { GUARD = 64, POISON = 0xA5 }; /* int32 elements past the output */
 enum { DISTINCT = 64 };              /* different inputs among the slices */

@@ -4,14 +4,9 @@
  * In C and in its own file so that the loop is compiled as the article's
  * plain loop and cannot be folded into the timing loop around it.
  */
+#include "ladder_stalin_cpu.h"
+
 #include "bench_rng.h"
-
-#include <stdint.h>
-
-/* Declared again in ladder_stalin.cu, which calls them. */
-int64_t gpl_stalin_cpu_article(const int32_t *in, int64_t n, int32_t *out);
-int64_t gpl_stalin_reference(const int32_t *in, int64_t n, int32_t *out);
-void gpl_stalin_fill(int32_t *x, int64_t n, int pattern, uint64_t seed);
 
 /* Seed 002's CPU loop, as the article writes it: the first element seeds the
  * maximum, later ones survive when >= it. (The article reads in[0] even when
