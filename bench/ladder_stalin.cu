@@ -28,6 +28,7 @@
 #include "bench_cuda.cuh"
 #include "bench_filter_pipeline.cuh"
 #include "ladder.h"
+#include "ladder_stalin_cpu.h"
 
 #include <cub/device/device_scan.cuh>
 
@@ -36,13 +37,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <vector>
-
-/* ladder_stalin_cpu.c */
-extern "C" {
-int64_t gpl_stalin_cpu_article(const int32_t *in, int64_t n, int32_t *out);
-int64_t gpl_stalin_reference(const int32_t *in, int64_t n, int32_t *out);
-void gpl_stalin_fill(int32_t *x, int64_t n, int pattern, uint64_t seed);
-}
 
 /* Everything but the ladder's entry has internal linkage: the ladders and
  * bench cases are linked together and reuse type names (point, rung_call). */

@@ -373,8 +373,7 @@ __device__ __forceinline__ void backoff(unsigned &delay_ns)
  * word's value in place of the tag.
  */
 template <class Op, class A, unsigned Need, unsigned Stop, bool InTag = false, bool Wide = false, class Read>
-__device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_id, unsigned epoch, Read read,
-                                       unsigned long long base = 0 /* slot of status 0: spans sit past the tiles */)
+__device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_id, unsigned epoch, Read read)
 {
     constexpr int M = kLookbackTagsPerLane;
     const int lane = threadIdx.x % kWarp;
@@ -392,14 +391,13 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
 #pragma unroll
             for (int j = 0; j < M; j++) {
                 const long long k = newest - j * kWarp - lane;
-                const unsigned long long at = base + (unsigned long long)k;
                 if constexpr (Wide) {
-                    const wide_word w = k < 0 ? wide_word{0ull, 0ull} : ld_wide(status_word(a, at, 0));
+                    const wide_word w = k < 0 ? wide_word{0ull, 0ull} : ld_wide(status_word(a, (unsigned long long)k, 0));
                     tag[j] = w.tag, value[j] = w.value;
                 } else {
-                    tag[j] = k < 0                          ? 0ull
-                             : InTag && GP_LOOKBACK_RELAXED ? ld_relaxed(status_word(a, at, 0))
-                                                            : ld_acquire(status_word(a, at, 0));
+                    tag[j] = k < 0          ? 0ull
+                             : InTag && GP_LOOKBACK_RELAXED ? ld_relaxed(status_word(a, (unsigned long long)k, 0))
+                                                            : ld_acquire(status_word(a, (unsigned long long)k, 0));
                 }
             }
             bool waiting = false;
@@ -425,163 +423,12 @@ __device__ __forceinline__ A look_back(const arena &a, unsigned long long tile_i
 #pragma unroll
         for (int j = 0; j < M; j++)
             if (take >> j & 1u)
-                v = Op::apply(v, read(base + (unsigned long long)(newest - j * kWarp - lane), Wide ? value[j] : tag[j],
+                v = Op::apply(v, read((unsigned long long)(newest - j * kWarp - lane), Wide ? value[j] : tag[j],
                                       (at_stop >> j & 1u) != 0));
         acc = Op::apply(tile::warp_all<Op>(v), acc);
         if (stopped) return acc;
         newest -= M * kWarp;
     }
-}
-
-/* ----------------------------------------------------------------- spans
- *
- * Why. In the grid's first wave every tile publishes its count at about
- * the same time and none yet has an inclusive one, so the walks form a
- * chain: a window of 32 tiles a round trip, inclusive counts rising from
- * tile 0 as fast (select u8 at 2^26 on an H200: the first wave's
- * prefixes came 6.5 us after its last count; docs/perf/scan.md, round
- * 62). Spans are to cut the chain to two or three round trips; round 73
- * measured what that buys.
- *
- * A span is kLookbackSpan consecutive tiles; span s has a status at slot
- * base + s (base: the tiles' count, so the arena holds slots_with_spans of
- * them). Span s's last tile publishes it: its aggregate as soon as its own
- * first window holds no inclusive count (the window is then the span's
- * other tiles and one more, all aggregates), its inclusive count with its
- * own (span_done). A walk (look_back_spans) reads look_back's first window
- * of 32 tiles; where that holds no inclusive count, its second round trip
- * reads the tiles below it down to a span's start and the 32 spans before
- * that, and only then, if it must, walks on over spans as look_back walks
- * tiles. Every span a walk reads ends below its tile, so its last tile
- * holds a ticket and will publish.
- *
- * Off by default (GP_LOOKBACK_SPANS, cuda_tuning.h): on an H200 they
- * gained a microsecond at 2^22 for 1-byte selections and nothing where
- * issue 3's targets are measured. Off, slots_with_spans adds nothing.
- *
- * Only for the first wave. A span's aggregate comes from its last tile's
- * look-back warp, not from the scan warps, so a walk that reads spans
- * waits on other walks. Past the first wave a walk that finds no
- * inclusive count nearby meets spans not yet published near the frontier
- * of inclusive counts: waiting there cost 4-5% at 2^28 int32, and passing
- * over them to tiles 3% (round 73). So the kernels walk spans in their
- * first K + 1 uses only, where every count comes at once, and tiles
- * (look_back) after.
- *
- * Counts only (a status's value all in its tag). */
-constexpr unsigned long long kLookbackSpan = kWarp;
-
-__host__ __device__ inline unsigned long long slots_with_spans(unsigned long long tiles)
-{
-    return tiles + (GP_LOOKBACK_SPANS ? (tiles + kLookbackSpan - 1) / kLookbackSpan : 0);
-}
-
-/* A run of statuses a round trip reads, a status a lane: lane l reads
- * slot base + newest - l where newest - l >= floor. Below the floor a
- * status is not read: past tile 0 (`floor_stops`) the walk ends there,
- * elsewhere it is another part's. */
-struct walk_part {
-    unsigned long long base;
-    long long newest, floor;
-    bool floor_stops;
-};
-
-/* Warp-wide: one round trip over N parts, nearest first (offsets grow with
- * the part, then the lane), polled until every status up to the nearest
- * inclusive one is at least an aggregate. Returns the sum of those up to
- * it and whether there was one; tag[j], what the lane read in part j. */
-template <int N, class Read>
-__device__ __forceinline__ unsigned long long poll_parts(const arena &a, unsigned epoch, const walk_part (&part)[N],
-                                                         Read read, bool &stopped, unsigned long long (&tag)[N])
-{
-    const int lane = threadIdx.x % kWarp;
-    unsigned take, nearest_is_first = 0; /* the stop is part 0's lane 0 (the emulator's coverage) */
-    unsigned delay_ns = 32;
-    for (;;) {
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-            const long long k = part[j].newest - lane;
-            tag[j] = k < part[j].floor   ? 0ull
-                     : GP_LOOKBACK_RELAXED ? ld_relaxed(status_word(a, part[j].base + (unsigned long long)k, 0))
-                                           : ld_acquire(status_word(a, part[j].base + (unsigned long long)k, 0));
-        }
-        bool waiting = false;
-        take = 0, stopped = false;
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-            const bool inside = part[j].newest - lane >= part[j].floor;
-            const unsigned state = inside ? tag_state(tag[j], epoch) : kEmpty;
-            const unsigned stops =
-                __ballot_sync(tile::kFullMask, inside ? state >= kInclusive : part[j].floor_stops);
-            const unsigned upto = stopped ? 0u : stops ? stops ^ (stops - 1) : tile::kFullMask;
-            waiting = waiting || (__ballot_sync(tile::kFullMask, inside && state < kAggregate) & upto) != 0;
-            stopped = stopped || stops != 0;
-            take |= ((upto >> lane & 1u) && inside ? 1u : 0u) << j;
-            if (j == 0) nearest_is_first = stops & 1u;
-        }
-        if (!waiting) break; /* warp-uniform: made of ballots */
-        backoff(delay_ns);
-    }
-#ifdef GP_CUDA_EMULATE
-    if (lane == 0) gp_emu_lookback_window(stopped ? 1u : 0u, nearest_is_first ? 1u : 2u);
-#else
-    (void)nearest_is_first;
-#endif
-    unsigned long long v = 0;
-#pragma unroll
-    for (int j = 0; j < N; j++)
-        if (take >> j & 1u) v += read(part[j].base + (unsigned long long)(part[j].newest - lane), tag[j], false);
-    return tile::warp_all<tile::op_sum>(v);
-}
-
-/* Warp-wide: the count before tile `tile_id` (> 0), whose own count is
- * `own`; spans at slot `base` on. Statuses as look_back<op_sum, ...,
- * kAggregate, kInclusive, true>. The caller publishes the tile's inclusive
- * count, then span_done. */
-template <class Read>
-__device__ __forceinline__ unsigned long long look_back_spans(const arena &a, unsigned long long tile_id,
-                                                              unsigned epoch, unsigned long long base,
-                                                              unsigned long long own, Read read)
-{
-    const int lane = threadIdx.x % kWarp;
-    const long long t = (long long)tile_id, W = (long long)kLookbackSpan;
-    bool stopped;
-    /* Round 1: the 32 tiles before this one (from tile 0 on, the walk's
-     * end: it is inclusive from the start). */
-    unsigned long long tag1[1];
-    const walk_part first[1] = {{0, t - 1, t > W ? t - W : 0, false}};
-    const unsigned long long near = poll_parts(a, epoch, first, read, stopped, tag1);
-    if (stopped) return near;
-#ifdef GP_CUDA_EMULATE
-    if (lane == 0) gp_emu_span_walk(tile_id % kLookbackSpan == kLookbackSpan - 1);
-#endif
-    /* All 32 aggregates. A span's last tile: lanes 0-30 read the span's
-     * other tiles; the span's aggregate goes out. */
-    if (tile_id % kLookbackSpan == kLookbackSpan - 1) {
-        unsigned long long mine = lane < W - 1 ? read((unsigned long long)(t - 1 - lane), tag1[0], false) : 0ull;
-        mine = tile::warp_all<tile::op_sum>(mine);
-        if (lane == 0) publish_payload(a, base + tile_id / kLookbackSpan, epoch, kAggregate, mine + own);
-    }
-    /* Round 2: the tiles below down to a span's start, then 32 spans. */
-    const long long bottom = t - W, start = bottom / W * W; /* tiles [start, bottom) are left */
-    unsigned long long tag2[2];
-    const walk_part second[2] = {{0, bottom - 1, start, false}, {base, start / W - 1, 0, true}};
-    const unsigned long long far = poll_parts(a, epoch, second, read, stopped, tag2);
-    if (stopped) return near + far;
-    /* Past 32 spans, none inclusive (a first wave of more than 1024
-     * tiles): on over spans as look_back walks tiles. */
-    return near + far +
-           look_back<tile::op_sum, unsigned long long, kAggregate, kInclusive, true>(
-               a, (unsigned long long)(start / W - W), epoch, read, base);
-}
-
-/* One thread, after publishing tile `tile_id`'s inclusive count
- * `inclusive`: the span's too, where the tile ends its span. */
-__device__ __forceinline__ void span_done(const arena &a, unsigned long long tile_id, unsigned epoch,
-                                          unsigned long long base, unsigned long long inclusive)
-{
-    if (tile_id % kLookbackSpan == kLookbackSpan - 1)
-        publish_payload(a, base + tile_id / kLookbackSpan, epoch, kInclusive, inclusive);
 }
 
 /* One thread: waits until `slot` reaches `state` in this launch; returns

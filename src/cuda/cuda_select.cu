@@ -1327,14 +1327,13 @@ gp_status partition_prefixed(gp_ctx *ctx, const gp_select_args *a, uint8_t *afte
 /* ---------------------------------------------------------------- entry points */
 
 /* The arena, for select_kernel's tiles (the pipelined kernels' are at
- * least as large) and their spans' statuses where GP_LOOKBACK_SPANS keeps
- * them (lookback::slots_with_spans), then, where a partition would be counted first, what
+ * least as large), then, where a partition would be counted first, what
  * its count kernel needs (counted_first_bytes), 16-byte aligned (after the
  * arena, whose size is a multiple of 32). */
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
 {
     const unsigned long long tiles = tile_count(t, n);
-    return tiles > 1 ? lookback::arena_bytes(lookback::slots_with_spans(tiles)) + counted_first_bytes(ctx, t, n) : 0;
+    return tiles > 1 ? lookback::arena_bytes(tiles) + counted_first_bytes(ctx, t, n) : 0;
 }
 
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
@@ -1363,7 +1362,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     device_scope scope;
     GP_CUDA_ENTER_DEVICE(ctx, scope);
     if (tiles > 1) {
-        s = lookback::prepare(ctx, ws, lookback::slots_with_spans(tiles), &p.arena);
+        s = lookback::prepare(ctx, ws, tiles, &p.arena);
         if (s != GP_STATUS_OK) return s;
     }
 #ifdef GPUPRIM_DEBUG_LAUNCH
@@ -1385,8 +1384,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
          * int32 partitions 3-5% at 2^22-2^24 (docs/perf/scan.md, round 27).
          * One by comparison counted first runs the kernel it would run
          * anyway, with the total known. */
-        const size_t arena_size = lookback::arena_bytes(lookback::slots_with_spans(tiles));
-        uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? arena_size : 0);
+        uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
         bool count_first = a->partition && ws && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
         /* No tile of the prefixed kernel waits on another: from 2^23 1-byte

@@ -296,15 +296,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * the count runs, made partitions by comparison 20-30% slower
      * (docs/perf/scan.md, round 42). */
     if (by_ticket) grid_dependency::wait_for_prior();
-    /* Statuses by tile take the spans' after them (look_back_spans). Off,
-     * p.tiles as it stands, read where it is used: the kernels' code is
-     * then the same as before spans. */
-    auto tile_slots = [&p]() {
-        if constexpr (GP_LOOKBACK_SPANS != 0) return lookback::slots_with_spans(p.tiles);
-        else return p.tiles;
-    };
-    const lookback::ticket t = by_ticket ? lookback::take_ticket(p.arena, 0, tile_slots(), ticket_words, K + 1)
-                                         : lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : tile_slots(),
+    const lookback::ticket t = by_ticket ? lookback::take_ticket(p.arena, 0, p.tiles, ticket_words, K + 1)
+                                         : lookback::take_ticket(p.arena, p.grid, by_groups ? p.groups : p.tiles,
                                                                  ticket_words); /* a barrier inside */
     if (threadIdx.x == 0) GP_TL_BLOCK(ticketed);
     /* Use u's tile: by stride, or as thread 0 staged it. */
@@ -325,10 +318,6 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                 __syncwarp(); /* every lane has read the slot */
                 if (lane == 0) stage::arrive(&placed_c[s]);
             }
-        /* Not by ticket: there a block's first K + 1 tiles are consecutive,
-         * so a span's last tile may be a block's last use, and int32
-         * partitions counted first at 2^26 lost 16% (round 73). */
-        const unsigned long long first_wave = by_ticket ? 0ull : (unsigned long long)p.grid * (K + 1);
         unsigned long long total = 0;
         if (by_groups && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
         if (counted_first && lane == 0) total = (unsigned long long)*p.count; /* the count kernel's, launched before */
@@ -360,19 +349,12 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                 if (!GP_EARLY_AGGREGATE && lane == 0)
                     lookback::publish_payload(ar, tile, t.epoch, lookback::kAggregate, kept);
                 auto read = [](unsigned long long, unsigned long long tag, bool) { return lookback::tag_payload(tag); };
-                /* The first K + 1 uses of the grid, whose counts come
-                 * all at once, walk spans (look_back_spans). */
-                if (GP_LOOKBACK_SPANS && tile < first_wave)
-                    before = lookback::look_back_spans(ar, tile, t.epoch, p.tiles, kept, read);
-                else
-                    before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate,
-                                                 lookback::kInclusive, true>(ar, tile, t.epoch, read);
+                before = lookback::look_back<tile::op_sum, unsigned long long, lookback::kAggregate,
+                                             lookback::kInclusive, true>(ar, tile, t.epoch, read);
             }
             if (lane == 0) {
                 GP_TL_TILE(prefix, tile);
                 lookback::publish_payload(ar, tile, t.epoch, lookback::kInclusive, before + kept);
-                if (GP_LOOKBACK_SPANS && tile < first_wave)
-                    lookback::span_done(ar, tile, t.epoch, p.tiles, before + kept);
                 if (tile == p.tiles - 1 && !counted_first) *p.count = (int64_t)(before + kept);
                 before_of[s] = before;
                 if (counted_first) total_of[s] = total;

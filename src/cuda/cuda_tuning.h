@@ -209,22 +209,6 @@ constexpr int kFlatThreads = 256;
 constexpr int kLookbackTagsPerLane = GP_LOOKBACK_TAGS_PER_LANE;
 static_assert(kLookbackTagsPerLane >= 1 && kLookbackTagsPerLane <= 8, "1 to 8 statuses per lane");
 
-/* 1: the selections' look-back (cuda_select_pipelined.cuh) also keeps a
- * status a span of 32 tiles, and the grid's first K + 1 uses
- * (lookback::look_back_spans), whose counts all come at once, walk 32
- * spans a round trip past their first window, not 32 tiles, so that the
- * first wave's walks take two or three round trips, not a chain of them.
- * Not kept (0): H200, 3 rounds of 10 (docs/perf/scan.md, round 73), at
- * 2^22 1-byte selections gained 6-9% (select-if u8 11.0 -> 10.0 us) and
- * 1-byte partitions 2-5%; every other case and size was level within 2%
- * but select u8 at 2^21 (9.3 -> 9.6 us) and select-if int32 at 2^23
- * (20.4 -> 20.8); no target of issue 3 moved; walking spans past the
- * first wave cost 3-5% at 2^28 int32. An H100 A/B and the GPU check's
- * sanitizers were not run with it. */
-#ifndef GP_LOOKBACK_SPANS
-#define GP_LOOKBACK_SPANS 0
-#endif
-
 /* Longest sleep between polls of a predecessor's status. A waiting tile is
  * on the critical path of every tile after it, so long sleeps stretch the
  * chain; 0 polls without sleeping. H200, 2^28 int32 (lookback-sweep.sh):

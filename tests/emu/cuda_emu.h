@@ -70,9 +70,6 @@ void call_kernel(const void *fn, const void *params)
 
 /* Look-back coverage: every window a look-back reads (cuda_lookback.cuh). */
 void gp_emu_lookback_window(unsigned stop_mask, unsigned upto);
-/* A walk past its window to the spans (look_back_spans); `publishes`: by a
- * span's last tile, which publishes the span's aggregate first. */
-void gp_emu_span_walk(bool publishes);
 /* After a status is published: with chaos, a random pause that lets
  * successors see aggregates rather than inclusive prefixes. */
 void gp_emu_published(unsigned state, unsigned long long slot);

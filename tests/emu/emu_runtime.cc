@@ -13,7 +13,6 @@
 namespace gp_emu {
 
 std::atomic<long> windows{0}, windows_past_lane0{0}, windows_without_stop{0};
-std::atomic<long> span_walks{0}, span_aggregates{0};
 
 namespace {
 
@@ -40,12 +39,6 @@ void gp_emu_lookback_window(unsigned stop_mask, unsigned upto)
     gp_emu::windows++;
     if (stop_mask == 0) gp_emu::windows_without_stop++;
     else if (upto != 1u) gp_emu::windows_past_lane0++;
-}
-
-void gp_emu_span_walk(bool publishes)
-{
-    gp_emu::span_walks++;
-    if (publishes) gp_emu::span_aggregates++;
 }
 
 void gp_emu_published(unsigned state, unsigned long long slot)

@@ -59,7 +59,7 @@ static inline uint64_t gpt_below(gpt_rng *r, uint64_t n) { return gpt_next(r) % 
 
 namespace gp_emu {
 extern int chaos;
-extern std::atomic<long> windows, windows_past_lane0, windows_without_stop, span_walks, span_aggregates;
+extern std::atomic<long> windows, windows_past_lane0, windows_without_stop;
 }
 namespace gp_cuda {
 size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a);
@@ -69,7 +69,6 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 } // namespace gp_cuda
 long emu_check_compares(uint64_t seed); /* emu_select.cc */
-long emu_check_spans(uint64_t seed);    /* emu_spans.cc */
 extern long emu_counted_first_by_comparison; /* emu_select.cc: the partitions by comparison counted first */
 extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of one-pass partitions on wide tiles */
 extern std::atomic<long> emu_prefixed_wide_blocks; /* emu_select.cc: blocks of partition_prefixed_kernel for 4- and 8-byte items */
@@ -401,9 +400,6 @@ int main(int argc, char **argv)
     printf("scan: %ld passed, %ld failed\n", passed, failed);
     /* select-if's comparisons (ranges, word at a time) against C's. */
     report(emu_check_compares(seed) == 0, "comparisons: every dtype, every CMP, the ends of the ranges");
-    /* The look-back's spans on statuses set by hand (emu_spans.cc), with
-     * GP_LOOKBACK_SPANS on or off: the walk is there either way. */
-    report(emu_check_spans(seed) == 0, "look-back spans: every walk's count, every span's statuses");
     for (gp_dtype t : dtypes)
         for (int set = 0; set < 3; set++)
         for (int si = first; si < nsizes; si++) {
@@ -484,8 +480,6 @@ int main(int argc, char **argv)
            emu_wider_partition_blocks[0].load(), emu_wider_partition_blocks[1].load(), emu_compare_bits_calls.load());
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
            gp_emu::windows.load(), gp_emu::windows_past_lane0.load(), gp_emu::windows_without_stop.load());
-    printf("walks past their window to the spans: %ld (the probe's included), %ld by a span's last tile\n",
-           gp_emu::span_walks.load(), gp_emu::span_aggregates.load());
     printf("all: %ld passed, %ld failed (look-back pool: %llu slots)\n", passed, failed, g_state.lookback_slots);
     free(g_state.lookback_pool);
     return failed ? 1 : 0;
