@@ -163,3 +163,22 @@ int gpb_cpu_read_ceiling(void *self, const void *in)
     if (acc == 0x5eed5eed5eed5eedull) ceiling_sink = acc;
     return GPB_OK;
 }
+
+int gpb_cpu_copy_ceiling(void *self, const void *in)
+{
+    const gpb_copy_job *job = self;
+    const size_t bytes = job->bytes;
+    /* As the read: below 256 KiB one thread, the team not woken. */
+    if (bytes < ((size_t)256 << 10)) {
+        memcpy(job->dst, in, bytes);
+        return GPB_OK;
+    }
+#pragma omp parallel
+    {
+        /* Pieces of whole 64-byte lines, the last thread taking the rest. */
+        size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        size_t piece = bytes / nt / 64 * 64, lo = piece * t, len = t + 1 == nt ? bytes - lo : piece;
+        memcpy((unsigned char *)job->dst + lo, (const unsigned char *)in + lo, len);
+    }
+    return GPB_OK;
+}

@@ -1,5 +1,5 @@
 /* The CPU backend's side of the harness: host arena, host timing, and the
- * OpenMP read ceiling. */
+ * OpenMP read and copy ceilings. */
 #ifndef GP_BENCH_CPU_H
 #define GP_BENCH_CPU_H
 
@@ -20,5 +20,13 @@ int gpb_cpu_time(const gpb_env *env, gpb_arena *a, const gpb_impl *impls, int ni
 /* The ceiling as an implementation: self points to the size_t byte count,
  * read from `in` with every OpenMP thread. */
 int gpb_cpu_read_ceiling(void *self, const void *in);
+
+/* The copy ceiling as an implementation: self points to a gpb_copy_job;
+ * its `bytes` from `in` to `dst`, split among every OpenMP thread. */
+typedef struct gpb_copy_job {
+    size_t bytes;
+    void *dst;
+} gpb_copy_job;
+int gpb_cpu_copy_ceiling(void *self, const void *in);
 
 #endif

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu, gpb_filter_cpu, gpb_filter_ascending_cpu;
+extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu, gpb_filter_cpu, gpb_filter_ascending_cpu, gpb_scan_cpu,
+    gpb_select_cpu, gpb_select_if_cpu, gpb_partition_cpu, gpb_partition_if_cpu;
 #ifdef GPUPRIM_BENCH_CUDA
 extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
 extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_wide_bins_cuda,
@@ -23,6 +24,11 @@ static const gpb_case *const cases[] = {
     &gpb_transpose_cpu,
     &gpb_filter_cpu,
     &gpb_filter_ascending_cpu,
+    &gpb_scan_cpu,
+    &gpb_select_cpu,
+    &gpb_select_if_cpu,
+    &gpb_partition_cpu,
+    &gpb_partition_if_cpu,
 #ifdef GPUPRIM_BENCH_CUDA
     &gpb_reduce_cuda,
     &gpb_transpose_cuda,

@@ -5,6 +5,7 @@
  */
 #include "bench_cpu.h"
 #include "bench_rng.h"
+#include "bench_serial.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,20 +14,6 @@
 /* ------------------------------------------------------------ serial loops */
 
 typedef void (*serial_fn)(const void *in, int64_t n, void *out);
-
-/* (dtype, C type, accumulator). Integer sums and products run in an
- * unsigned accumulator so that they wrap as gp_reduce defines it instead of
- * overflowing (undefined for signed types; u16 * u16 promotes to int). */
-#define INT_TYPES(X)                   \
-    X(I8, int8_t, uint32_t)            \
-    X(U8, uint8_t, uint32_t)           \
-    X(I16, int16_t, uint32_t)          \
-    X(U16, uint16_t, uint32_t)         \
-    X(I32, int32_t, uint32_t)          \
-    X(U32, uint32_t, uint32_t)         \
-    X(I64, int64_t, uint64_t)          \
-    X(U64, uint64_t, uint64_t)
-#define ALL_TYPES(X) INT_TYPES(X) X(F32, float, float) X(F64, double, double)
 
 #define FOLD(NAME, T, ACC_T, INIT, STEP)                               \
     static void NAME(const void *in, int64_t n, void *out)             \
@@ -46,37 +33,10 @@ typedef void (*serial_fn)(const void *in, int64_t n, void *out);
     FOLD(and_##D, T, A, (A)~(A)0, (A)(acc & (A)x[i]))                       \
     FOLD(or_##D, T, A, (A)0, (A)(acc | (A)x[i]))                            \
     FOLD(xor_##D, T, A, (A)0, (A)(acc ^ (A)x[i]))
-ALL_TYPES(ARITH)
-INT_TYPES(BITWISE)
+GPB_ALL_TYPES(ARITH)
+GPB_INT_TYPES(BITWISE)
 
-static serial_fn serial_for(gp_dtype t, gp_op op)
-{
-#define ARITH_CASE(D, T, A)                      \
-    case GP_DTYPE_##D:                           \
-        switch (op) {                            \
-        case GP_OP_SUM: return sum_##D;          \
-        case GP_OP_PROD: return prod_##D;        \
-        case GP_OP_MIN: return min_##D;          \
-        case GP_OP_MAX: return max_##D;          \
-        default: break;                          \
-        }                                        \
-        break;
-    switch (t) { ALL_TYPES(ARITH_CASE) }
-#define BITWISE_CASE(D, T, A)                    \
-    case GP_DTYPE_##D:                           \
-        switch (op) {                            \
-        case GP_OP_AND: return and_##D;          \
-        case GP_OP_OR: return or_##D;            \
-        case GP_OP_XOR: return xor_##D;          \
-        default: break;                          \
-        }                                        \
-        break;
-    switch (t) {
-        INT_TYPES(BITWISE_CASE)
-    default: break;
-    }
-    return NULL;
-}
+static serial_fn serial_for(gp_dtype t, gp_op op) { GPB_RETURN_SERIAL_FOR_T_AND_OP(); }
 
 /* ------------------------------------------------------------------ inputs */
 
@@ -89,15 +49,7 @@ static void fill(gpb_arena *a, gp_dtype t, gp_op op, int64_t n, uint64_t seed)
     for (int64_t k = 0; k < total; k++) {
         uint64_t h = gpb_hash64(seed, (uint64_t)k);
         unsigned char *p = a->base + (size_t)(k / n) * a->stride + (size_t)(k % n) * es;
-        if (t == GP_DTYPE_F32) {
-            float v = (float)(op == GP_OP_PROD ? gpb_near_one(h) : gpb_unit(h));
-            memcpy(p, &v, sizeof v);
-        } else if (t == GP_DTYPE_F64) {
-            double v = op == GP_OP_PROD ? gpb_near_one(h) : gpb_unit(h);
-            memcpy(p, &v, sizeof v);
-        } else {
-            memcpy(p, &h, es); /* low bytes: little-endian hosts */
-        }
+        gpb_put_input(p, t, op, h);
     }
 }
 

@@ -510,6 +510,9 @@ smoke_cases() {
     # The cpu filters' checks, the threaded path included (70000 on 4 threads).
     check bench_filter_cpu 0 '^  filter-ascending +ok' \
         'OMP_NUM_THREADS=4 gpuprim bench filter,filter-ascending --backend cpu --sizes 1000,70000 --max-log2 -1 --runs 2'
+    # The cpu scan, selections and partitions checked against the serial loops.
+    check bench_scan_select_cpu 0 '^  partition-if +ok' \
+        'OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive gpuprim bench scan,select,select-if,partition,partition-if --backend cpu --dtype i32,f32 --sizes 7,70000 --max-log2 -1 --runs 2'
     check version 0 '^gpuprim [0-9]+\.[0-9]+\.[0-9]+ \(backends built: cpu' 'gpuprim --version'
     check info_exits_0 0 '^  cpu   usable' 'gpuprim info'
     check info_cpu_bandwidth 0 '^        copy bandwidth [0-9.]+ GB/s' 'gpuprim info --backend cpu'
