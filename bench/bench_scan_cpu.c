@@ -87,7 +87,9 @@ static int check_float_scan(const void *got, const void *in, gp_dtype t, gp_op o
 
 /* What a C programmer writes: branchless keeps (every item stored, the
  * count advanced by the flag, so no branch to mispredict on random flags),
- * and a stable partition as a count, then one pass placing each item. */
+ * and a stable partition as a count, then one pass placing each item with
+ * a branch, which random flags mispredict half the time: a weak peer (a
+ * branchless one must keep its two stores from clobbering each other). */
 #define SELECTIONS(D, T, A)                                                                  \
     static int64_t keep_flags_##D(const T *x, const uint8_t *f, int64_t n, T *y)             \
     {                                                                                        \
