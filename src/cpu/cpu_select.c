@@ -97,18 +97,55 @@ static int thread_count(int64_t n)
     X(f32, float, GP_DTYPE_F32)    \
     X(f64, double, GP_DTYPE_F64)
 
-#define GP_SEL_DEF_PRED_X(NAME, T, E) GP_SEL_DEF_PRED(NAME, T)
+/* One thread's select by comparison: compares as it keeps, as the serial
+ * keep loop does, from the start to the last item that passes (found from
+ * the end first), so that nothing is stored past the selection. A flags
+ * pass, then a compaction reading them, ran at half the loop's speed. */
+#define GP_SEL_KEEP_LOOP(OPR)                                           \
+    while (last >= 0 && !(x[last] OPR v)) last--;                       \
+    for (int64_t i = 0; i <= last; i++) {                               \
+        out[k] = x[i];                                                  \
+        k += x[i] OPR v;                                                \
+    }
+
+#define GP_SEL_DEF_KEEP_IF(NAME, T)                                                           \
+    static int64_t NAME##_keep_if(const void *xv, int64_t n, gp_cmp cmp, const void *vp, void *ov) \
+    {                                                                                         \
+        const T *restrict x = (const T *)xv;                                                  \
+        T *restrict out = (T *)ov;                                                            \
+        T v;                                                                                  \
+        memcpy(&v, vp, sizeof v);                                                             \
+        int64_t k = 0, last = n - 1;                                                          \
+        switch (cmp) {                                                                        \
+        case GP_CMP_LT: GP_SEL_KEEP_LOOP(<) break;                                            \
+        case GP_CMP_LE: GP_SEL_KEEP_LOOP(<=) break;                                           \
+        case GP_CMP_GT: GP_SEL_KEEP_LOOP(>) break;                                            \
+        case GP_CMP_GE: GP_SEL_KEEP_LOOP(>=) break;                                           \
+        case GP_CMP_EQ: GP_SEL_KEEP_LOOP(==) break;                                           \
+        case GP_CMP_NE: GP_SEL_KEEP_LOOP(!=) break;                                           \
+        }                                                                                     \
+        return k;                                                                             \
+    }
+
+#define GP_SEL_DEF_PRED_X(NAME, T, E) GP_SEL_DEF_PRED(NAME, T) GP_SEL_DEF_KEEP_IF(NAME, T)
 GP_SEL_DTYPES(GP_SEL_DEF_PRED_X)
 
 typedef int64_t (*pred_fn)(const void *x, int64_t n, gp_cmp cmp, const void *v, uint8_t *f);
+typedef int64_t (*keep_if_fn)(const void *x, int64_t n, gp_cmp cmp, const void *v, void *out);
 
-static pred_fn find_pred(gp_dtype t)
+/* The dtype's predicate and keep loop; both NULL for an unknown dtype. */
+typedef struct sel_fns {
+    pred_fn pred;
+    keep_if_fn keep_if;
+} sel_fns;
+
+static sel_fns find_fns(gp_dtype t)
 {
-#define GP_SEL_FIND_PRED(NAME, T, E) \
-    if (t == E) return NAME##_pred;
-    GP_SEL_DTYPES(GP_SEL_FIND_PRED)
-#undef GP_SEL_FIND_PRED
-    return NULL;
+#define GP_SEL_FIND_FNS(NAME, T, E) \
+    if (t == E) return (sel_fns){NAME##_pred, NAME##_keep_if};
+    GP_SEL_DTYPES(GP_SEL_FIND_FNS)
+#undef GP_SEL_FIND_FNS
+    return (sel_fns){NULL, NULL};
 }
 
 static int64_t count_flags(const uint8_t *restrict f, int64_t n)
@@ -218,16 +255,17 @@ static int64_t place_block(const gp_select_args *a, int64_t lo, int64_t len, con
  * cost about a microsecond a call), and no count before the compaction,
  * which counts what it stores. 2-core machine, 3 interleaved rounds
  * (2026-12-02, us): select int32 at 1000 2.5-3.7 -> 1.3-1.4, at 2^15
- * 35-36 -> 23 (0.62 -> 0.98x the serial keep loop); select-if u8 at 2^15
- * 30-33 -> 22-25 (0.36 -> 0.50x: its predicate pass stays). */
-static int64_t select_one_thread(const gp_select_args *a, pred_fn pred, int64_t total)
+ * 35-36 -> 23 (0.62 -> 0.98x the serial keep loop). A select by
+ * comparison compares as it keeps (GP_SEL_KEEP_LOOP). */
+static int64_t select_one_thread(const gp_select_args *a, sel_fns fns, int64_t total)
 {
+    if (!a->flags && !a->partition) return fns.keep_if(a->in, a->n, a->cmp, a->value, a->out);
     uint8_t scratch[GP_CPU_SEL_BLOCK];
     int64_t sel = 0;
     for (int64_t lo = 0; lo < a->n; lo += GP_CPU_SEL_BLOCK) {
         const int64_t len = a->n - lo < GP_CPU_SEL_BLOCK ? a->n - lo : GP_CPU_SEL_BLOCK;
         const uint8_t *f = a->flags ? a->flags + lo : scratch;
-        if (!a->flags) pred((const char *)a->in + (size_t)lo * gp_dtype_size(a->t), len, a->cmp, a->value, scratch);
+        if (!a->flags) fns.pred((const char *)a->in + (size_t)lo * gp_dtype_size(a->t), len, a->cmp, a->value, scratch);
         sel += place_block(a, lo, len, f, sel, lo - sel, total);
     }
     return sel;
@@ -236,13 +274,14 @@ static int64_t select_one_thread(const gp_select_args *a, pred_fn pred, int64_t 
 gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
 {
     (void)ws;
-    pred_fn pred = find_pred(a->t);
+    const sel_fns fns = find_fns(a->t);
+    const pred_fn pred = fns.pred;
     if (!pred) return gp_set_error(ctx, GP_STATUS_INTERNAL, "cpu select: dtype %d", (int)a->t);
     const int64_t n = a->n;
     const int nthreads = thread_count(n);
     const int64_t total = a->partition ? count_all(a, pred, nthreads) : 0;
     if (nthreads == 1) {
-        const int64_t sel = select_one_thread(a, pred, total);
+        const int64_t sel = select_one_thread(a, fns, total);
         *a->count = a->partition ? total : sel;
         return GP_STATUS_OK;
     }
