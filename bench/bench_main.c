@@ -74,12 +74,12 @@ typedef struct args {
 static void usage(FILE *f)
 {
     fputs("usage: gpuprim bench CASE[,CASE...]|all [options]\n"
-          "cases: reduce, transpose, filter, filter-ascending; on cuda also count,\n"
+          "cases: reduce, transpose, scan, select, select-if, partition,\n"
+          "       partition-if, filter, filter-ascending; on cuda also count,\n"
           "       histogram, histogram-one-bin, histogram-16384, histogram-2^20,\n"
-          "       histogram-edges, scan, select, select-if, partition, partition-if,\n"
-          "       filter-vs-cpu; all: every case of the backend\n"
+          "       histogram-edges, filter-vs-cpu; all: every case of the backend\n"
           "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
-          "streaming-read ceiling over the same bytes, all in the same run. Several cases\n"
+          "streaming-read or copy ceiling over the same bytes, all in the same run. Several cases\n"
           "run one after the other in one process, each with its own default dtypes and\n"
           "sizes unless the options below say otherwise; the files hold every row.\n"
           "  --backend auto|cpu|cuda  backend to measure (auto: cuda when a GPU is usable)\n"
