@@ -199,41 +199,50 @@ static int64_t last_index(const uint8_t *f, int64_t n, bool keep)
 
 /* ------------------------------------------------------ select, partition */
 
-/* The flags of one block: the caller's, or the predicate into `scratch`. */
+/* Elements of the block that starts at lo: GP_CPU_SEL_BLOCK, fewer at the
+ * end, 0 past it. */
+static int64_t block_len(int64_t n, int64_t lo)
+{
+    return lo >= n ? 0 : n - lo < GP_CPU_SEL_BLOCK ? n - lo : GP_CPU_SEL_BLOCK;
+}
+
+/* The flags of one block: the caller's, or the predicate into `scratch`.
+ * With `count`, also the number set (the caller's flags are counted only
+ * then). */
 static const uint8_t *block_flags(const gp_select_args *a, pred_fn pred, int64_t lo, int64_t len, uint8_t *scratch,
                                   int64_t *count)
 {
     if (a->flags) {
-        *count = count_flags(a->flags + lo, len);
+        if (count) *count = count_flags(a->flags + lo, len);
         return a->flags + lo;
     }
-    *count = pred((const char *)a->in + (size_t)lo * gp_dtype_size(a->t), len, a->cmp, a->value, scratch);
+    const int64_t c = pred((const char *)a->in + (size_t)lo * gp_dtype_size(a->t), len, a->cmp, a->value, scratch);
+    if (count) *count = c;
     return scratch;
 }
 
-/* Number selected in all of the input (partition needs it before writing). */
+/* Number selected in the blocks at first, first + step, ... */
+static int64_t count_blocks(const gp_select_args *a, pred_fn pred, int64_t first, int64_t step)
+{
+    uint8_t scratch[GP_CPU_SEL_BLOCK];
+    int64_t total = 0;
+    for (int64_t lo = first; lo < a->n; lo += step) {
+        int64_t c;
+        block_flags(a, pred, lo, block_len(a->n, lo), scratch, &c);
+        total += c;
+    }
+    return total;
+}
+
+/* Number selected in all of the input (partition needs it before writing);
+ * one thread outside any OpenMP region. */
 static int64_t count_all(const gp_select_args *a, pred_fn pred, int nthreads)
 {
+    if (nthreads == 1) return count_blocks(a, pred, 0, GP_CPU_SEL_BLOCK);
     int64_t total = 0;
-    if (nthreads == 1) {
-        uint8_t scratch[GP_CPU_SEL_BLOCK];
-        for (int64_t lo = 0; lo < a->n; lo += GP_CPU_SEL_BLOCK) {
-            int64_t len = a->n - lo < GP_CPU_SEL_BLOCK ? a->n - lo : GP_CPU_SEL_BLOCK, c;
-            block_flags(a, pred, lo, len, scratch, &c);
-            total += c;
-        }
-        return total;
-    }
 #pragma omp parallel num_threads(nthreads) reduction(+ : total)
-    {
-        uint8_t scratch[GP_CPU_SEL_BLOCK];
-#pragma omp for schedule(static)
-        for (int64_t lo = 0; lo < a->n; lo += GP_CPU_SEL_BLOCK) {
-            int64_t len = a->n - lo < GP_CPU_SEL_BLOCK ? a->n - lo : GP_CPU_SEL_BLOCK, c;
-            block_flags(a, pred, lo, len, scratch, &c);
-            total += c;
-        }
-    }
+    total += count_blocks(a, pred, (int64_t)omp_get_thread_num() * GP_CPU_SEL_BLOCK,
+                          (int64_t)omp_get_num_threads() * GP_CPU_SEL_BLOCK);
     return total;
 }
 
@@ -263,10 +272,8 @@ static int64_t select_one_thread(const gp_select_args *a, sel_fns fns, int64_t t
     uint8_t scratch[GP_CPU_SEL_BLOCK];
     int64_t sel = 0;
     for (int64_t lo = 0; lo < a->n; lo += GP_CPU_SEL_BLOCK) {
-        const int64_t len = a->n - lo < GP_CPU_SEL_BLOCK ? a->n - lo : GP_CPU_SEL_BLOCK;
-        const uint8_t *f = a->flags ? a->flags + lo : scratch;
-        if (!a->flags) fns.pred((const char *)a->in + (size_t)lo * gp_dtype_size(a->t), len, a->cmp, a->value, scratch);
-        sel += place_block(a, lo, len, f, sel, lo - sel, total);
+        const int64_t len = block_len(a->n, lo);
+        sel += place_block(a, lo, len, block_flags(a, fns.pred, lo, len, scratch, NULL), sel, lo - sel, total);
     }
     return sel;
 }
@@ -293,7 +300,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         uint8_t scratch[GP_CPU_SEL_BLOCK];
         for (int64_t base = 0; base < n; base += (int64_t)nt * GP_CPU_SEL_BLOCK) {
             int64_t lo = base + (int64_t)t * GP_CPU_SEL_BLOCK;
-            int64_t len = lo >= n ? 0 : n - lo < GP_CPU_SEL_BLOCK ? n - lo : GP_CPU_SEL_BLOCK;
+            int64_t len = block_len(n, lo);
             const uint8_t *f = NULL;
             if (len > 0) f = block_flags(a, pred, lo, len, scratch, &cnt[t]);
             else cnt[t] = 0;
@@ -301,8 +308,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
 #pragma omp single
             {
                 for (int u = 0; u < nt; u++) {
-                    int64_t ulen = base + (int64_t)u * GP_CPU_SEL_BLOCK;
-                    ulen = ulen >= n ? 0 : n - ulen < GP_CPU_SEL_BLOCK ? n - ulen : GP_CPU_SEL_BLOCK;
+                    const int64_t ulen = block_len(n, base + (int64_t)u * GP_CPU_SEL_BLOCK);
                     sel_at[u] = sel_carry;
                     rej_at[u] = rej_carry;
                     sel_carry += cnt[u];
@@ -402,7 +408,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();                \
             for (int64_t base = 0; base < n; base += (int64_t)nt * GP_CPU_SEL_BLOCK) {     \
                 int64_t lo = base + (int64_t)t * GP_CPU_SEL_BLOCK;                         \
-                int64_t len = lo >= n ? 0 : n - lo < GP_CPU_SEL_BLOCK ? n - lo : GP_CPU_SEL_BLOCK; \
+                int64_t len = block_len(n, lo);                                            \
                 bmax[t] = NAME##_block_max(x + lo, len, (T)(LOWEST));                      \
                 _Pragma("omp barrier")                                                     \
                 _Pragma("omp single")                                                      \
