@@ -83,14 +83,12 @@ static int measure_pattern(gpb_env *env, const gpb_spec *s, gpb_point *pt, int p
     }
     const int32_t *in = (const int32_t *)a.base;
     int64_t kept = gpl_stalin_reference(in, s->n, want);
-    rc = check(&c, in, want, kept, what, "before timing", pt);
-    if (rc == GPB_CHECK_FAILED) failed = 1, rc = GPB_OK;
+    rc = gpb_keep_going(check(&c, in, want, kept, what, "before timing", pt), &failed);
     gpb_impl impls[3] = {{call_gpuprim, &c}, {call_article, &c}, {gpb_cpu_read_ceiling, &in_bytes}};
     gpb_time t[3];
     if (rc == GPB_OK) rc = gpb_cpu_time(env, &a, impls, 3, t);
     if (rc == GPB_OK) pt->subject = t[0], pt->peer = t[1], pt->ceiling = t[2];
-    if (rc == GPB_OK) rc = check(&c, in, want, kept, what, "after timing", pt);
-    if (rc == GPB_CHECK_FAILED) failed = 1, rc = GPB_OK;
+    if (rc == GPB_OK) rc = gpb_keep_going(check(&c, in, want, kept, what, "after timing", pt), &failed);
 done:
     free(c.out);
     free(want);

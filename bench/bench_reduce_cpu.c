@@ -118,14 +118,6 @@ static int check(calls *c, const gpb_arena *a, const void *want, const char *whe
     return GPB_CHECK_FAILED;
 }
 
-/* A failed check is recorded and the timing goes on; errors stop it. */
-static int keep_going(int rc, int *failed)
-{
-    if (rc != GPB_CHECK_FAILED) return rc;
-    *failed = 1;
-    return GPB_OK;
-}
-
 /* ------------------------------------------------------------------- case */
 
 static int applicable(const gpb_spec *s, char *why, size_t size)
@@ -159,14 +151,14 @@ static int measure(gpb_env *env, const gpb_spec *s, gpb_point *pt)
     if (!supported)
         snprintf(pt->note, sizeof pt->note, "gpuprim: no %s %s reduction on cpu", gp_op_name(s->op),
                  gp_dtype_name(s->dtype));
-    if (supported) rc = keep_going(check(&c, &a, want, "before timing", pt), &failed);
+    if (supported) rc = gpb_keep_going(check(&c, &a, want, "before timing", pt), &failed);
     size_t rd = c.bytes;
     gpb_impl impls[3] = {{supported ? call_gpuprim : NULL, &c}, {call_serial, &c}, {gpb_cpu_read_ceiling, &rd}};
     gpb_time t[3];
     if (rc == GPB_OK) rc = gpb_cpu_time(env, &a, impls, 3, t);
     if (rc == GPB_OK) pt->subject = t[0], pt->peer = t[1], pt->ceiling = t[2];
     /* Again after the timed runs: a result that moves is a race. */
-    if (rc == GPB_OK && supported) rc = keep_going(check(&c, &a, want, "after timing", pt), &failed);
+    if (rc == GPB_OK && supported) rc = gpb_keep_going(check(&c, &a, want, "after timing", pt), &failed);
     gpb_cpu_arena_free(&a);
     return rc == GPB_OK && failed ? GPB_CHECK_FAILED : rc;
 }

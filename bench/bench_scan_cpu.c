@@ -268,14 +268,6 @@ static int check(calls *c, const void *in, const void *want, int64_t want_count,
     return GPB_CHECK_FAILED;
 }
 
-/* A failed check is recorded and the timing goes on; errors stop it. */
-static int keep_going(int rc, int *failed)
-{
-    if (rc != GPB_CHECK_FAILED) return rc;
-    *failed = 1;
-    return GPB_OK;
-}
-
 /* ------------------------------------------------------------------- cases */
 
 static void bytes_of(enum kind k, const gpb_spec *s, double *rd, double *wr)
@@ -313,13 +305,13 @@ static int measure(enum kind k, gpb_env *env, const gpb_spec *s, gpb_point *pt)
     int supported = gp_supports(env->ctx, prim, k == K_SCAN ? s->op : 0, t, t);
     if (!supported)
         snprintf(pt->note, sizeof pt->note, "gpuprim: no %s of %s on cpu", kind_names[k], gp_dtype_name(t));
-    if (supported) rc = keep_going(check(&c, a.base, want, want_count, "before timing", pt), &failed);
+    if (supported) rc = gpb_keep_going(check(&c, a.base, want, want_count, "before timing", pt), &failed);
     gpb_impl impls[3] = {{supported ? call_gpuprim : NULL, &c}, {call_serial, &c}, {gpb_cpu_copy_ceiling, &copy}};
     gpb_time tm[3];
     if (rc == GPB_OK) rc = gpb_cpu_time(env, &a, impls, 3, tm);
     if (rc == GPB_OK) pt->subject = tm[0], pt->peer = tm[1], pt->ceiling = tm[2];
     /* Again after the timed runs: a result that moves is a race. */
-    if (rc == GPB_OK && supported) rc = keep_going(check(&c, a.base, want, want_count, "after timing", pt), &failed);
+    if (rc == GPB_OK && supported) rc = gpb_keep_going(check(&c, a.base, want, want_count, "after timing", pt), &failed);
 done:
     free(c.out);
     free(want);
