@@ -31,6 +31,15 @@ extern "C" {
  * check failed, 2 on a usage or runtime error. */
 enum { GPB_OK = 0, GPB_CHECK_FAILED = 1, GPB_ERROR = 2 };
 
+/* A case's check result as the timing goes on: a failed check is recorded
+ * in *failed and becomes GPB_OK (the timing continues); errors stop it. */
+static inline int gpb_keep_going(int rc, int *failed)
+{
+    if (rc != GPB_CHECK_FAILED) return rc;
+    *failed = 1;
+    return GPB_OK;
+}
+
 /* Options shared by every case. */
 typedef struct gpb_opts {
     gp_backend backend; /* resolved: CPU or CUDA */

@@ -29,13 +29,4 @@ typedef struct gpb_copy_job {
 } gpb_copy_job;
 int gpb_cpu_copy_ceiling(void *self, const void *in);
 
-/* A case's check result as the timing goes on: a failed check is recorded
- * in *failed and becomes GPB_OK (the timing continues); errors stop it. */
-static inline int gpb_keep_going(int rc, int *failed)
-{
-    if (rc != GPB_CHECK_FAILED) return rc;
-    *failed = 1;
-    return GPB_OK;
-}
-
 #endif

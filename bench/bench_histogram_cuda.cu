@@ -118,14 +118,12 @@ static int time_and_check(gpb_env *env, bufs *b, size_t slice, gpb_point *pt, G 
 {
     auto ceiling_call = [&](const void *in) -> int { return gpb_cuda_read_ceiling(env, in, slice); };
     int failed = 0;
-    int rc = check("before timing");
-    if (rc == GPB_CHECK_FAILED) failed = 1, rc = GPB_OK;
+    int rc = gpb_keep_going(check("before timing"), &failed);
     gpb_impl impls[3] = {gpb_impl_of(gp_call), gpb_impl_of(peer_call), gpb_impl_of(ceiling_call)};
     gpb_time t[3];
     if (rc == GPB_OK) rc = gpb_cuda_time(env, &b->arena, impls, 3, t);
     if (rc == GPB_OK) pt->subject = t[0], pt->peer = t[1], pt->ceiling = t[2];
-    if (rc == GPB_OK) rc = check("after timing");
-    if (rc == GPB_CHECK_FAILED) failed = 1, rc = GPB_OK;
+    if (rc == GPB_OK) rc = gpb_keep_going(check("after timing"), &failed);
     if (failed) pt->check_failed = 1;
     return rc == GPB_OK && failed ? GPB_CHECK_FAILED : rc;
 }

@@ -94,13 +94,6 @@ static int gp_fail(const gpb_env *env, const char *call, const gpb_spec *s, gp_s
     return GPB_ERROR;
 }
 
-static int keep_going(int rc, int *failed)
-{
-    if (rc != GPB_CHECK_FAILED) return rc;
-    *failed = 1;
-    return GPB_OK;
-}
-
 template <class T>
 static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
 {
@@ -170,14 +163,14 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
     };
 
     int failed = 0, rc = GPB_OK;
-    if (supported) rc = keep_going(check("before timing"), &failed);
+    if (supported) rc = gpb_keep_going(check("before timing"), &failed);
     gpb_impl impls[3] = {supported ? gpb_impl_of(gp_call) : gpb_impl{nullptr, nullptr}, gpb_impl_of(peer_call),
                          gpb_impl_of(ceiling_call)};
     gpb_time t[3];
     if (rc == GPB_OK) rc = gpb_cuda_time(env, &b->arena, impls, 3, t);
     if (rc == GPB_OK) pt->subject = t[0], pt->peer = t[1], pt->ceiling = t[2];
     /* Again after the timed runs: a result that moves is a race. */
-    if (rc == GPB_OK && supported) rc = keep_going(check("after timing"), &failed);
+    if (rc == GPB_OK && supported) rc = gpb_keep_going(check("after timing"), &failed);
     return rc == GPB_OK && failed ? GPB_CHECK_FAILED : rc;
 }
 
