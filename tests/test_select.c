@@ -12,6 +12,7 @@
  * the count and the slack around the output must stay as poisoned.
  */
 #include "cpu_reference.h"
+#include "cpu_select_simd.h"
 #include "reduce_data.h"
 
 #include <inttypes.h>
@@ -61,8 +62,9 @@ static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_D
  * 8 bytes; the selections' 4096, and wide 6144 of 4 bytes, 4096 of 8
  * bytes, 8192 of 1 and 2 bytes, wider 16384 of 1 byte), the largest cluster filters (16 tiles:
  * 2^16, 2^15 for 8-byte items) +-1, a look-back window of 4-byte selection tiles + 1 (196609),
- * and sizes of many tiles up to 2^20 + 1. */
-static const int64_t sizes[] = {0,      1,     2,     31,     32,     33,     255,    256,    257,    1023,
+ * sizes of many tiles up to 2^20 + 1, and the CPU's AVX-512 vectors (8, 16, 32 and 64 items) +-1. */
+static const int64_t sizes[] = {0,      1,     2,     7,      8,      9,      15,     16,     17,     31,     32,
+                                33,     63,    64,    65,     255,    256,    257,    1023,
                                 1024,   1025,  2047,  2049,   4095,   4096,   4097,   6143,   6144,   6145,
                                 8191,   8192,  8193,  12288,  12289,  32767,  32768,  32769,  65535,  65536,
                                 65537,  131071, 131073, 135169, 196609, (1 << 20) - 1, (1 << 20) + 1};
@@ -530,6 +532,8 @@ int main(int argc, char **argv)
     gpt_init(&t, argc, argv);
     table tb = build_table(t.seed, t.quick);
     printf("%zu cases\n", tb.n);
+    if (t.backend == GP_BACKEND_CPU)
+        printf("cpu selections: %s (GPUPRIM_CPU_SIMD=0 takes the scalar loops)\n", gp_cpu_select_path());
     int64_t max_n = 0;
     for (size_t i = 0; i < tb.n; i++)
         if (tb.c[i].n + tb.c[i].in_off > max_n) max_n = tb.c[i].n + tb.c[i].in_off;

@@ -1,18 +1,22 @@
 /* The CPU backend's table: host memory, no streams, OpenMP primitives. */
 #include <omp.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cpu_backend.h"
 #include "cpu_histogram.h"
+#include "cpu_select_simd.h"
 #include "cpu_transpose.h"
 
 /* Copies and sets above this size are split across threads: one core does
  * not saturate memory bandwidth (PERF.md: memcpy 48 GB/s, OpenMP copy 83). */
 enum { GP_CPU_PAR_BYTES = 1 << 20 };
 
+/* Always usable; the detail says what it will run with. */
 static gp_status cpu_probe(char *detail, size_t size)
 {
-    if (detail && size) detail[0] = '\0';
+    if (detail && size)
+        snprintf(detail, size, "%d threads, %s selections", omp_get_max_threads(), gp_cpu_select_path());
     return GP_STATUS_OK;
 }
 

@@ -12,7 +12,9 @@
  * Compaction is branchless: every element is stored at the next output slot
  * and the slot advances only when the element is kept. The loop stops at
  * the block's last kept element, so no store lands past the block's own
- * output range (which another thread is writing).
+ * output range (which another thread is writing). Where the CPU has
+ * AVX-512, selections and partitions compress vectors instead
+ * (cpu_select_simd.c), comparing as they go rather than through flags.
  */
 #include <math.h>
 #include <omp.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "cpu_select_simd.h"
 
 /* Tuning, 2-core development machine (2026-11-22). */
 enum {
@@ -137,15 +140,16 @@ typedef int64_t (*keep_if_fn)(const void *x, int64_t n, gp_cmp cmp, const void *
 typedef struct sel_fns {
     pred_fn pred;
     keep_if_fn keep_if;
+    bool simd; /* the AVX-512 path (cpu_select_simd.h) instead of these */
 } sel_fns;
 
 static sel_fns find_fns(gp_dtype t)
 {
 #define GP_SEL_FIND_FNS(NAME, T, E) \
-    if (t == E) return (sel_fns){NAME##_pred, NAME##_keep_if};
+    if (t == E) return (sel_fns){NAME##_pred, NAME##_keep_if, gp_cpu_simd_select_ready()};
     GP_SEL_DTYPES(GP_SEL_FIND_FNS)
 #undef GP_SEL_FIND_FNS
-    return (sel_fns){NULL, NULL};
+    return (sel_fns){NULL, NULL, false};
 }
 
 static int64_t count_flags(const uint8_t *restrict f, int64_t n)
@@ -206,29 +210,39 @@ static int64_t block_len(int64_t n, int64_t lo)
     return lo >= n ? 0 : n - lo < GP_CPU_SEL_BLOCK ? n - lo : GP_CPU_SEL_BLOCK;
 }
 
-/* The flags of one block: the caller's, or the predicate into `scratch`.
- * With `count`, also the number set (the caller's flags are counted only
- * then). */
-static const uint8_t *block_flags(const gp_select_args *a, pred_fn pred, int64_t lo, int64_t len, uint8_t *scratch,
+/* Item lo of the input. */
+static const void *item_at(const gp_select_args *a, int64_t lo)
+{
+    return (const char *)a->in + (size_t)lo * gp_dtype_size(a->t);
+}
+
+/* The flags of one block: the caller's, or the predicate's in `scratch`;
+ * NULL where the SIMD path compares as it goes instead. With `count`, also
+ * the number selected (the caller's flags are counted only then). */
+static const uint8_t *block_flags(const gp_select_args *a, sel_fns fns, int64_t lo, int64_t len, uint8_t *scratch,
                                   int64_t *count)
 {
     if (a->flags) {
         if (count) *count = count_flags(a->flags + lo, len);
         return a->flags + lo;
     }
-    const int64_t c = pred((const char *)a->in + (size_t)lo * gp_dtype_size(a->t), len, a->cmp, a->value, scratch);
+    if (fns.simd) {
+        if (count) *count = gp_cpu_simd_count_if(a->t, item_at(a, lo), len, a->cmp, a->value);
+        return NULL;
+    }
+    const int64_t c = fns.pred(item_at(a, lo), len, a->cmp, a->value, scratch);
     if (count) *count = c;
     return scratch;
 }
 
 /* Number selected in the blocks at first, first + step, ... */
-static int64_t count_blocks(const gp_select_args *a, pred_fn pred, int64_t first, int64_t step)
+static int64_t count_blocks(const gp_select_args *a, sel_fns fns, int64_t first, int64_t step)
 {
     uint8_t scratch[GP_CPU_SEL_BLOCK];
     int64_t total = 0;
     for (int64_t lo = first; lo < a->n; lo += step) {
         int64_t c;
-        block_flags(a, pred, lo, block_len(a->n, lo), scratch, &c);
+        block_flags(a, fns, lo, block_len(a->n, lo), scratch, &c);
         total += c;
     }
     return total;
@@ -236,27 +250,40 @@ static int64_t count_blocks(const gp_select_args *a, pred_fn pred, int64_t first
 
 /* Number selected in all of the input (partition needs it before writing);
  * one thread outside any OpenMP region. */
-static int64_t count_all(const gp_select_args *a, pred_fn pred, int nthreads)
+static int64_t count_all(const gp_select_args *a, sel_fns fns, int nthreads)
 {
-    if (nthreads == 1) return count_blocks(a, pred, 0, GP_CPU_SEL_BLOCK);
+    if (nthreads == 1) {
+        if (fns.simd && !a->flags) return gp_cpu_simd_count_if(a->t, a->in, a->n, a->cmp, a->value);
+        return count_blocks(a, fns, 0, GP_CPU_SEL_BLOCK);
+    }
     int64_t total = 0;
 #pragma omp parallel num_threads(nthreads) reduction(+ : total)
-    total += count_blocks(a, pred, (int64_t)omp_get_thread_num() * GP_CPU_SEL_BLOCK,
+    total += count_blocks(a, fns, (int64_t)omp_get_thread_num() * GP_CPU_SEL_BLOCK,
                           (int64_t)omp_get_num_threads() * GP_CPU_SEL_BLOCK);
     return total;
 }
 
-/* Writes block [lo, lo + len) with flags f: its selected items from
- * out[sel_at] on, and for a partition its rejected ones from out[total +
- * rej_at] on. Returns how many it selected. */
-static int64_t place_block(const gp_select_args *a, int64_t lo, int64_t len, const uint8_t *f, int64_t sel_at,
-                           int64_t rej_at, int64_t total)
+/* Items [lo, lo + len) whose selection equals keep, to out: from flags f,
+ * or by the comparison where f is NULL (the SIMD path). */
+static int64_t compact_range(const gp_select_args *a, sel_fns fns, int64_t lo, int64_t len, const uint8_t *f, bool keep,
+                             void *out)
 {
     const size_t sz = gp_dtype_size(a->t);
-    const unsigned char *xb = (const unsigned char *)a->in + (size_t)lo * sz;
+    if (!f) return gp_cpu_simd_compact_if(a->t, item_at(a, lo), len, a->cmp, a->value, keep, out);
+    if (fns.simd) return gp_cpu_simd_compact(sz, item_at(a, lo), f, len, keep, out);
+    return compact(sz, item_at(a, lo), f, last_index(f, len, keep), keep, out);
+}
+
+/* Writes block [lo, lo + len) with flags f (block_flags): its selected
+ * items from out[sel_at] on, and for a partition its rejected ones from
+ * out[total + rej_at] on. Returns how many it selected. */
+static int64_t place_block(const gp_select_args *a, sel_fns fns, int64_t lo, int64_t len, const uint8_t *f,
+                           int64_t sel_at, int64_t rej_at, int64_t total)
+{
+    const size_t sz = gp_dtype_size(a->t);
     unsigned char *out = (unsigned char *)a->out;
-    const int64_t kept = compact(sz, xb, f, last_index(f, len, true), true, out + (size_t)sel_at * sz);
-    if (a->partition) compact(sz, xb, f, last_index(f, len, false), false, out + (size_t)(total + rej_at) * sz);
+    const int64_t kept = compact_range(a, fns, lo, len, f, true, out + (size_t)sel_at * sz);
+    if (a->partition) compact_range(a, fns, lo, len, f, false, out + (size_t)(total + rej_at) * sz);
     return kept;
 }
 
@@ -264,16 +291,18 @@ static int64_t place_block(const gp_select_args *a, int64_t lo, int64_t len, con
  * cost about a microsecond a call), and no count before the compaction,
  * which counts what it stores. 2-core machine, 3 interleaved rounds
  * (2026-12-02, us): select int32 at 1000 2.5-3.7 -> 1.3-1.4, at 2^15
- * 35-36 -> 23 (0.62 -> 0.98x the serial keep loop). A select by
- * comparison compares as it keeps (GP_SEL_KEEP_LOOP). */
+ * 35-36 -> 23 (0.62 -> 0.98x the serial keep loop). A scalar select by
+ * comparison compares as it keeps (GP_SEL_KEEP_LOOP); the SIMD path takes
+ * the whole input in one range. */
 static int64_t select_one_thread(const gp_select_args *a, sel_fns fns, int64_t total)
 {
+    if (fns.simd) return place_block(a, fns, 0, a->n, a->flags, 0, 0, total);
     if (!a->flags && !a->partition) return fns.keep_if(a->in, a->n, a->cmp, a->value, a->out);
     uint8_t scratch[GP_CPU_SEL_BLOCK];
     int64_t sel = 0;
     for (int64_t lo = 0; lo < a->n; lo += GP_CPU_SEL_BLOCK) {
         const int64_t len = block_len(a->n, lo);
-        sel += place_block(a, lo, len, block_flags(a, fns.pred, lo, len, scratch, NULL), sel, lo - sel, total);
+        sel += place_block(a, fns, lo, len, block_flags(a, fns, lo, len, scratch, NULL), sel, lo - sel, total);
     }
     return sel;
 }
@@ -282,11 +311,10 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
 {
     (void)ws;
     const sel_fns fns = find_fns(a->t);
-    const pred_fn pred = fns.pred;
-    if (!pred) return gp_set_error(ctx, GP_STATUS_INTERNAL, "cpu select: dtype %d", (int)a->t);
+    if (!fns.pred) return gp_set_error(ctx, GP_STATUS_INTERNAL, "cpu select: dtype %d", (int)a->t);
     const int64_t n = a->n;
     const int nthreads = thread_count(n);
-    const int64_t total = a->partition ? count_all(a, pred, nthreads) : 0;
+    const int64_t total = a->partition ? count_all(a, fns, nthreads) : 0;
     if (nthreads == 1) {
         const int64_t sel = select_one_thread(a, fns, total);
         *a->count = a->partition ? total : sel;
@@ -302,7 +330,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             int64_t lo = base + (int64_t)t * GP_CPU_SEL_BLOCK;
             int64_t len = block_len(n, lo);
             const uint8_t *f = NULL;
-            if (len > 0) f = block_flags(a, pred, lo, len, scratch, &cnt[t]);
+            if (len > 0) f = block_flags(a, fns, lo, len, scratch, &cnt[t]);
             else cnt[t] = 0;
 #pragma omp barrier
 #pragma omp single
@@ -315,7 +343,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
                     rej_carry += ulen - cnt[u];
                 }
             }
-            if (len > 0) place_block(a, lo, len, f, sel_at[t], rej_at[t], total);
+            if (len > 0) place_block(a, fns, lo, len, f, sel_at[t], rej_at[t], total);
         }
     }
     *a->count = a->partition ? total : sel_carry;

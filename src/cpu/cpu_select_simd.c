@@ -1,0 +1,240 @@
+/*
+ * AVX-512 selections (cpu_select_simd.h). One 64-byte vector a step: 64
+ * items of 1 byte, 32 of 2, 16 of 4 or 8 of 8. The last, partial vector is
+ * read with a masked load (masked-off lanes do not fault), so no step reads
+ * or writes outside the caller's ranges. The functions are compiled for
+ * these instructions alone (the target attribute) and called only after
+ * the CPU has been asked for them, so the library still runs everywhere.
+ */
+#include "cpu_select_simd.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if GP_CPU_SIMD_X86
+#include <immintrin.h>
+
+static bool cpu_has_avx512_compress(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+}
+#endif
+
+static _Atomic int simd_state = -1; /* -1: not asked yet, then 0 or 1 */
+
+bool gp_cpu_simd_select_ready(void)
+{
+    int s = atomic_load_explicit(&simd_state, memory_order_relaxed);
+    if (s < 0) {
+        const char *hook = getenv("GPUPRIM_CPU_SIMD");
+#if GP_CPU_SIMD_X86
+        s = !(hook && strcmp(hook, "0") == 0) && cpu_has_avx512_compress();
+#else
+        (void)hook;
+        s = 0;
+#endif
+        atomic_store_explicit(&simd_state, s, memory_order_relaxed);
+    }
+    return s == 1;
+}
+
+const char *gp_cpu_select_path(void) { return gp_cpu_simd_select_ready() ? "avx512" : "scalar"; }
+
+#if GP_CPU_SIMD_X86
+
+#define GP_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi,bmi2,popcnt")))
+
+/* Per item size (B, W, D, Q: 1, 2, 4, 8 bytes): lanes a vector, the item
+ * type, a masked load, the compress and the masked store. */
+#define LANES_B 64
+#define LANES_W 32
+#define LANES_D 16
+#define LANES_Q 8
+#define ITEM_B uint8_t
+#define ITEM_W uint16_t
+#define ITEM_D uint32_t
+#define ITEM_Q uint64_t
+#define LOAD_B(m, p) _mm512_maskz_loadu_epi8((__mmask64)(m), p)
+#define LOAD_W(m, p) _mm512_maskz_loadu_epi16((__mmask32)(m), p)
+#define LOAD_D(m, p) _mm512_maskz_loadu_epi32((__mmask16)(m), p)
+#define LOAD_Q(m, p) _mm512_maskz_loadu_epi64((__mmask8)(m), p)
+#define COMPRESS_B(m, v) _mm512_maskz_compress_epi8((__mmask64)(m), v)
+#define COMPRESS_W(m, v) _mm512_maskz_compress_epi16((__mmask32)(m), v)
+#define COMPRESS_D(m, v) _mm512_maskz_compress_epi32((__mmask16)(m), v)
+#define COMPRESS_Q(m, v) _mm512_maskz_compress_epi64((__mmask8)(m), v)
+#define STORE_B(p, m, v) _mm512_mask_storeu_epi8(p, (__mmask64)(m), v)
+#define STORE_W(p, m, v) _mm512_mask_storeu_epi16(p, (__mmask32)(m), v)
+#define STORE_D(p, m, v) _mm512_mask_storeu_epi32(p, (__mmask16)(m), v)
+#define STORE_Q(p, m, v) _mm512_mask_storeu_epi64(p, (__mmask8)(m), v)
+/* The flags of one vector's items, nonzero bytes as set bits. */
+#define FLAGS_B(m, f) _mm512_test_epi8_mask(_mm512_maskz_loadu_epi8((__mmask64)(m), f), _mm512_set1_epi8(-1))
+#define FLAGS_W(m, f) _mm256_test_epi8_mask(_mm256_maskz_loadu_epi8((__mmask32)(m), f), _mm256_set1_epi8(-1))
+#define FLAGS_D(m, f) _mm_test_epi8_mask(_mm_maskz_loadu_epi8((__mmask16)(m), f), _mm_set1_epi8(-1))
+#define FLAGS_Q(m, f) _mm_test_epi8_mask(_mm_maskz_loadu_epi8((__mmask16)(m), f), _mm_set1_epi8(-1))
+
+/* The first min(r, lanes) lanes (bzhi of 64 or more keeps all 64). */
+#define LANE_MASK(G, r) _bzhi_u64(~0ull, (unsigned)((r) < LANES_##G ? (r) : LANES_##G))
+
+/*
+ * The loop every function here is: for each vector, `lanes` its items in
+ * range, `v` its items, MASK the items wanted (an expression of v, i and
+ * lanes; set bits only within lanes); then, with KEEP, their compress is
+ * stored at out + k. Leaves the number wanted in k.
+ */
+#define GP_SIMD_STEPS(G, MASK, KEEP)                                           \
+    for (int64_t i = 0; i < n; i += LANES_##G) {                               \
+        const uint64_t lanes = LANE_MASK(G, n - i);                            \
+        const __m512i v = LOAD_##G(lanes, x + i);                              \
+        const uint64_t m = (MASK) & lanes;                                     \
+        const int c = __builtin_popcountll(m);                                 \
+        if (KEEP) STORE_##G(out + k, _bzhi_u64(~0ull, (unsigned)c), COMPRESS_##G(m, v)); \
+        k += c;                                                                \
+    }
+
+/* ------------------------------------------------------------ by flags */
+
+#define GP_SIMD_DEF_COMPACT(G)                                                                      \
+    GP_AVX512 static int64_t compact_##G(const void *xv, const uint8_t *f, int64_t n, bool keep, void *ov) \
+    {                                                                                               \
+        const ITEM_##G *x = (const ITEM_##G *)xv;                                                   \
+        ITEM_##G *out = (ITEM_##G *)ov;                                                             \
+        const uint64_t flip = keep ? 0 : ~0ull;                                                     \
+        int64_t k = 0;                                                                              \
+        GP_SIMD_STEPS(G, (uint64_t)FLAGS_##G(lanes, f + i) ^ flip, true)                            \
+        return k;                                                                                   \
+    }
+GP_SIMD_DEF_COMPACT(B)
+GP_SIMD_DEF_COMPACT(W)
+GP_SIMD_DEF_COMPACT(D)
+GP_SIMD_DEF_COMPACT(Q)
+
+int64_t gp_cpu_simd_compact(size_t size, const void *x, const uint8_t *f, int64_t n, bool keep, void *out)
+{
+    switch (size) {
+    case 1: return compact_B(x, f, n, keep, out);
+    case 2: return compact_W(x, f, n, keep, out);
+    case 4: return compact_D(x, f, n, keep, out);
+    default: return compact_Q(x, f, n, keep, out);
+    }
+}
+
+/* ------------------------------------------------------- by comparison */
+
+/* The comparison of a vector with the value broadcast, as a mask. Integers
+ * compare signed (epi) or unsigned (epu); floats ordered, so a NaN passes
+ * only `ne`, as in C. */
+#define CMP_i8(a, b, I) _mm512_cmp_epi8_mask(a, b, I)
+#define CMP_u8(a, b, I) _mm512_cmp_epu8_mask(a, b, I)
+#define CMP_i16(a, b, I) _mm512_cmp_epi16_mask(a, b, I)
+#define CMP_u16(a, b, I) _mm512_cmp_epu16_mask(a, b, I)
+#define CMP_i32(a, b, I) _mm512_cmp_epi32_mask(a, b, I)
+#define CMP_u32(a, b, I) _mm512_cmp_epu32_mask(a, b, I)
+#define CMP_i64(a, b, I) _mm512_cmp_epi64_mask(a, b, I)
+#define CMP_u64(a, b, I) _mm512_cmp_epu64_mask(a, b, I)
+#define CMP_f32(a, b, I) _mm512_cmp_ps_mask(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), I)
+#define CMP_f64(a, b, I) _mm512_cmp_pd_mask(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b), I)
+#define INT_LT _MM_CMPINT_LT
+#define INT_LE _MM_CMPINT_LE
+#define INT_GT _MM_CMPINT_NLE
+#define INT_GE _MM_CMPINT_NLT
+#define INT_EQ _MM_CMPINT_EQ
+#define INT_NE _MM_CMPINT_NE
+#define FLT_LT _CMP_LT_OQ
+#define FLT_LE _CMP_LE_OQ
+#define FLT_GT _CMP_GT_OQ
+#define FLT_GE _CMP_GE_OQ
+#define FLT_EQ _CMP_EQ_OQ
+#define FLT_NE _CMP_NEQ_UQ
+
+/* The value in every lane. */
+static uint64_t value_bits(const void *p, size_t size)
+{
+    uint64_t u = 0;
+    memcpy(&u, p, size);
+    return u;
+}
+#define SPLAT_B(p) _mm512_set1_epi8((char)value_bits(p, 1))
+#define SPLAT_W(p) _mm512_set1_epi16((short)value_bits(p, 2))
+#define SPLAT_D(p) _mm512_set1_epi32((int)value_bits(p, 4))
+#define SPLAT_Q(p) _mm512_set1_epi64((long long)value_bits(p, 8))
+
+/* The six comparisons of one dtype, each its own loop (the compare's
+ * immediate must be a constant). */
+#define GP_SIMD_CMP_SWITCH(NAME, G, K, KEEP)                                   \
+    switch (cmp) {                                                             \
+    case GP_CMP_LT: GP_SIMD_STEPS_IF(NAME, G, K##_LT, KEEP) break;             \
+    case GP_CMP_LE: GP_SIMD_STEPS_IF(NAME, G, K##_LE, KEEP) break;             \
+    case GP_CMP_GT: GP_SIMD_STEPS_IF(NAME, G, K##_GT, KEEP) break;             \
+    case GP_CMP_GE: GP_SIMD_STEPS_IF(NAME, G, K##_GE, KEEP) break;             \
+    case GP_CMP_EQ: GP_SIMD_STEPS_IF(NAME, G, K##_EQ, KEEP) break;             \
+    case GP_CMP_NE: GP_SIMD_STEPS_IF(NAME, G, K##_NE, KEEP) break;             \
+    }
+#define GP_SIMD_STEPS_IF(NAME, G, IMM, KEEP) GP_SIMD_STEPS(G, (uint64_t)CMP_##NAME(v, val, IMM) ^ flip, KEEP)
+
+#define GP_SIMD_DEF_IF(NAME, G, K)                                                                    \
+    GP_AVX512 static int64_t NAME##_count_if(const void *xv, int64_t n, gp_cmp cmp, const void *value) \
+    {                                                                                                 \
+        const ITEM_##G *x = (const ITEM_##G *)xv;                                                     \
+        ITEM_##G *out = NULL;                                                                         \
+        const __m512i val = SPLAT_##G(value);                                                         \
+        const uint64_t flip = 0;                                                                      \
+        int64_t k = 0;                                                                                \
+        GP_SIMD_CMP_SWITCH(NAME, G, K, false)                                                            \
+        (void)out;                                                                                    \
+        return k;                                                                                     \
+    }                                                                                                 \
+    GP_AVX512 static int64_t NAME##_compact_if(const void *xv, int64_t n, gp_cmp cmp, const void *value, \
+                                               bool keep, void *ov)                                   \
+    {                                                                                                 \
+        const ITEM_##G *x = (const ITEM_##G *)xv;                                                     \
+        ITEM_##G *out = (ITEM_##G *)ov;                                                               \
+        const __m512i val = SPLAT_##G(value);                                                         \
+        const uint64_t flip = keep ? 0 : ~0ull;                                                       \
+        int64_t k = 0;                                                                                \
+        GP_SIMD_CMP_SWITCH(NAME, G, K, true)                                                            \
+        return k;                                                                                     \
+    }
+/* X(name, item size group, comparison kind, dtype) */
+#define GP_SIMD_DTYPES(X)          \
+    X(i8, B, INT, GP_DTYPE_I8)     \
+    X(u8, B, INT, GP_DTYPE_U8)     \
+    X(i16, W, INT, GP_DTYPE_I16)   \
+    X(u16, W, INT, GP_DTYPE_U16)   \
+    X(i32, D, INT, GP_DTYPE_I32)   \
+    X(u32, D, INT, GP_DTYPE_U32)   \
+    X(i64, Q, INT, GP_DTYPE_I64)   \
+    X(u64, Q, INT, GP_DTYPE_U64)   \
+    X(f32, D, FLT, GP_DTYPE_F32)   \
+    X(f64, Q, FLT, GP_DTYPE_F64)
+
+#define GP_SIMD_DEF_IF_X(NAME, G, K, E) GP_SIMD_DEF_IF(NAME, G, K)
+GP_SIMD_DTYPES(GP_SIMD_DEF_IF_X)
+
+int64_t gp_cpu_simd_count_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value)
+{
+    switch (t) {
+#define GP_SIMD_CASE(NAME, G, K, E) \
+    case E: return NAME##_count_if(x, n, cmp, value);
+        GP_SIMD_DTYPES(GP_SIMD_CASE)
+#undef GP_SIMD_CASE
+    default: return 0; /* cpu_select.c asks only for these dtypes */
+    }
+}
+
+int64_t gp_cpu_simd_compact_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, bool keep,
+                               void *out)
+{
+    switch (t) {
+#define GP_SIMD_CASE(NAME, G, K, E) \
+    case E: return NAME##_compact_if(x, n, cmp, value, keep, out);
+        GP_SIMD_DTYPES(GP_SIMD_CASE)
+#undef GP_SIMD_CASE
+    default: return 0;
+    }
+}
+
+#endif

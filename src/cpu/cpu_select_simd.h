@@ -1,0 +1,53 @@
+/* Selections on x86-64 CPUs with AVX-512 (F, BW, VL and VBMI2): a vector of
+ * items is compared or tested against its flags into a mask, compressed to
+ * the items the mask keeps and written with a masked store, so nothing is
+ * stored past the last one kept. cpu_select.c takes this path wherever
+ * gp_cpu_simd_select_ready() says so and its scalar loops elsewhere. */
+#ifndef GP_CPU_SELECT_SIMD_H
+#define GP_CPU_SELECT_SIMD_H
+
+#include "cpu_backend.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GP_CPU_SIMD_X86 1
+#else
+#define GP_CPU_SIMD_X86 0
+#endif
+
+/* True where the CPU has the instructions and the environment does not set
+ * GPUPRIM_CPU_SIMD=0 (a hook: the tests run the scalar loops that way too).
+ * Read once a process. */
+bool gp_cpu_simd_select_ready(void);
+
+/* "avx512" or "scalar": which path the selections take in this process. */
+const char *gp_cpu_select_path(void);
+
+#if GP_CPU_SIMD_X86
+/* How many of x[0..n) satisfy (x cmp *value). */
+int64_t gp_cpu_simd_count_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value);
+/* Writes to out, in order, the items of x[0..n) whose (x cmp *value) equals
+ * keep; returns how many. Only those slots of out are written. */
+int64_t gp_cpu_simd_compact_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, bool keep,
+                               void *out);
+/* The same by flags: the items whose (f[i] != 0) equals keep. size is the
+ * item size, 1, 2, 4 or 8 bytes. */
+int64_t gp_cpu_simd_compact(size_t size, const void *x, const uint8_t *f, int64_t n, bool keep, void *out);
+#else
+/* Not reached: gp_cpu_simd_select_ready() is false on these machines. */
+static inline int64_t gp_cpu_simd_count_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value)
+{
+    return 0;
+}
+static inline int64_t gp_cpu_simd_compact_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value,
+                                             bool keep, void *out)
+{
+    return 0;
+}
+static inline int64_t gp_cpu_simd_compact(size_t size, const void *x, const uint8_t *f, int64_t n, bool keep,
+                                          void *out)
+{
+    return 0;
+}
+#endif
+
+#endif
