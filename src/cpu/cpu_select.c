@@ -27,6 +27,12 @@
 /* Tuning, 2-core development machine (2026-11-22). */
 enum {
     GP_CPU_SEL_BLOCK = 16384,     /* elements per thread per round (<= 128 KiB of input) */
+    /* The AVX-512 path's block, in bytes of input: its blocks of 16384 1-byte
+     * items took a microsecond each, less than the barriers between rounds.
+     * 2 threads on the 2-core machine, 3 interleaved rounds (2026-12-02):
+     * select, select-if and partition-if 1.0-1.6x faster from 2^17 to 2^22
+     * items of 1 and 4 bytes, partitions by flags level (0.83-1.15x). */
+    GP_CPU_SIMD_BLOCK_BYTES = 128 << 10,
     GP_CPU_SEL_PAR_MIN = 1 << 16, /* elements below which one thread does it all */
     /* The filter's threads read the input three times (maxima, counts, survivors),
      * one thread once, so it takes threads only where it has 4 or more. On the
@@ -48,14 +54,14 @@ enum {
 
 size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n) { return 0; }
 
-/* No more threads than blocks of GP_CPU_SEL_BLOCK: a thread without one
+/* No more threads than blocks (of `block` elements): a thread without one
  * would only wait at the barriers (on a 16-core host the filter at 2^16
  * took 956 us with 16 threads for 4 blocks, against 67 us at 2^18). */
-static int thread_count(int64_t n)
+static int thread_count(int64_t n, int64_t block)
 {
     int want = omp_get_max_threads();
     if (want > GP_CPU_SEL_MAX_THREADS) want = GP_CPU_SEL_MAX_THREADS;
-    const int64_t blocks = (n + GP_CPU_SEL_BLOCK - 1) / GP_CPU_SEL_BLOCK;
+    const int64_t blocks = (n + block - 1) / block;
     if (want > blocks) want = (int)blocks;
     return n < GP_CPU_SEL_PAR_MIN || want < 1 ? 1 : want;
 }
@@ -140,16 +146,19 @@ typedef int64_t (*keep_if_fn)(const void *x, int64_t n, gp_cmp cmp, const void *
 typedef struct sel_fns {
     pred_fn pred;
     keep_if_fn keep_if;
-    bool simd; /* the AVX-512 path (cpu_select_simd.h) instead of these */
+    bool simd;     /* the AVX-512 path (cpu_select_simd.h) instead of these */
+    int64_t block; /* elements a thread takes a round */
 } sel_fns;
 
 static sel_fns find_fns(gp_dtype t)
 {
+    const bool simd = gp_cpu_simd_select_ready();
+    const int64_t block = simd ? GP_CPU_SIMD_BLOCK_BYTES / (int64_t)gp_dtype_size(t) : GP_CPU_SEL_BLOCK;
 #define GP_SEL_FIND_FNS(NAME, T, E) \
-    if (t == E) return (sel_fns){NAME##_pred, NAME##_keep_if, gp_cpu_simd_select_ready()};
+    if (t == E) return (sel_fns){NAME##_pred, NAME##_keep_if, simd, block};
     GP_SEL_DTYPES(GP_SEL_FIND_FNS)
 #undef GP_SEL_FIND_FNS
-    return (sel_fns){NULL, NULL, false};
+    return (sel_fns){NULL, NULL, false, 0};
 }
 
 static int64_t count_flags(const uint8_t *restrict f, int64_t n)
@@ -203,11 +212,11 @@ static int64_t last_index(const uint8_t *f, int64_t n, bool keep)
 
 /* ------------------------------------------------------ select, partition */
 
-/* Elements of the block that starts at lo: GP_CPU_SEL_BLOCK, fewer at the
- * end, 0 past it. */
-static int64_t block_len(int64_t n, int64_t lo)
+/* Elements of the block that starts at lo: `block`, fewer at the end, 0
+ * past it. */
+static int64_t block_len(int64_t n, int64_t lo, int64_t block)
 {
-    return lo >= n ? 0 : n - lo < GP_CPU_SEL_BLOCK ? n - lo : GP_CPU_SEL_BLOCK;
+    return lo >= n ? 0 : n - lo < block ? n - lo : block;
 }
 
 /* Item lo of the input. */
@@ -242,7 +251,7 @@ static int64_t count_blocks(const gp_select_args *a, sel_fns fns, int64_t first,
     int64_t total = 0;
     for (int64_t lo = first; lo < a->n; lo += step) {
         int64_t c;
-        block_flags(a, fns, lo, block_len(a->n, lo), scratch, &c);
+        block_flags(a, fns, lo, block_len(a->n, lo, fns.block), scratch, &c);
         total += c;
     }
     return total;
@@ -254,12 +263,12 @@ static int64_t count_all(const gp_select_args *a, sel_fns fns, int nthreads)
 {
     if (nthreads == 1) {
         if (fns.simd && !a->flags) return gp_cpu_simd_count_if(a->t, a->in, a->n, a->cmp, a->value);
-        return count_blocks(a, fns, 0, GP_CPU_SEL_BLOCK);
+        return count_blocks(a, fns, 0, fns.block);
     }
     int64_t total = 0;
 #pragma omp parallel num_threads(nthreads) reduction(+ : total)
-    total += count_blocks(a, fns, (int64_t)omp_get_thread_num() * GP_CPU_SEL_BLOCK,
-                          (int64_t)omp_get_num_threads() * GP_CPU_SEL_BLOCK);
+    total += count_blocks(a, fns, (int64_t)omp_get_thread_num() * fns.block,
+                          (int64_t)omp_get_num_threads() * fns.block);
     return total;
 }
 
@@ -301,7 +310,7 @@ static int64_t select_one_thread(const gp_select_args *a, sel_fns fns, int64_t t
     uint8_t scratch[GP_CPU_SEL_BLOCK];
     int64_t sel = 0;
     for (int64_t lo = 0; lo < a->n; lo += GP_CPU_SEL_BLOCK) {
-        const int64_t len = block_len(a->n, lo);
+        const int64_t len = block_len(a->n, lo, GP_CPU_SEL_BLOCK);
         sel += place_block(a, fns, lo, len, block_flags(a, fns, lo, len, scratch, NULL), sel, lo - sel, total);
     }
     return sel;
@@ -313,7 +322,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     const sel_fns fns = find_fns(a->t);
     if (!fns.pred) return gp_set_error(ctx, GP_STATUS_INTERNAL, "cpu select: dtype %d", (int)a->t);
     const int64_t n = a->n;
-    const int nthreads = thread_count(n);
+    const int nthreads = thread_count(n, fns.block);
     const int64_t total = a->partition ? count_all(a, fns, nthreads) : 0;
     if (nthreads == 1) {
         const int64_t sel = select_one_thread(a, fns, total);
@@ -326,9 +335,9 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         uint8_t scratch[GP_CPU_SEL_BLOCK];
-        for (int64_t base = 0; base < n; base += (int64_t)nt * GP_CPU_SEL_BLOCK) {
-            int64_t lo = base + (int64_t)t * GP_CPU_SEL_BLOCK;
-            int64_t len = block_len(n, lo);
+        for (int64_t base = 0; base < n; base += (int64_t)nt * fns.block) {
+            int64_t lo = base + (int64_t)t * fns.block;
+            int64_t len = block_len(n, lo, fns.block);
             const uint8_t *f = NULL;
             if (len > 0) f = block_flags(a, fns, lo, len, scratch, &cnt[t]);
             else cnt[t] = 0;
@@ -336,7 +345,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
 #pragma omp single
             {
                 for (int u = 0; u < nt; u++) {
-                    const int64_t ulen = block_len(n, base + (int64_t)u * GP_CPU_SEL_BLOCK);
+                    const int64_t ulen = block_len(n, base + (int64_t)u * fns.block, fns.block);
                     sel_at[u] = sel_carry;
                     rej_at[u] = rej_carry;
                     sel_carry += cnt[u];
@@ -436,7 +445,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();                \
             for (int64_t base = 0; base < n; base += (int64_t)nt * GP_CPU_SEL_BLOCK) {     \
                 int64_t lo = base + (int64_t)t * GP_CPU_SEL_BLOCK;                         \
-                int64_t len = block_len(n, lo);                                            \
+                int64_t len = block_len(n, lo, GP_CPU_SEL_BLOCK);                          \
                 bmax[t] = NAME##_block_max(x + lo, len, (T)(LOWEST));                      \
                 _Pragma("omp barrier")                                                     \
                 _Pragma("omp single")                                                      \
@@ -491,7 +500,7 @@ GP_FILT_DEF(filt_f64_desc, double, GP_KEY_NEG, -INFINITY)
 gp_status gp_cpu_filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
 {
     (void)ws;
-    int nthreads = thread_count(a->n);
+    int nthreads = thread_count(a->n, GP_CPU_SEL_BLOCK);
     if (nthreads < GP_CPU_FILT_MIN_THREADS) nthreads = 1;
     int64_t c;
     switch (a->t) {
