@@ -236,7 +236,7 @@ static const uint8_t *block_flags(const gp_select_args *a, sel_fns fns, int64_t 
         return a->flags + lo;
     }
     if (fns.simd) {
-        if (count) *count = gp_cpu_simd_count_if(a->t, item_at(a, lo), len, a->cmp, a->value);
+        if (count) *count = gp_cpu_simd_split_if(a->t, item_at(a, lo), len, a->cmp, a->value, NULL, NULL);
         return NULL;
     }
     const int64_t c = fns.pred(item_at(a, lo), len, a->cmp, a->value, scratch);
@@ -262,7 +262,7 @@ static int64_t count_blocks(const gp_select_args *a, sel_fns fns, int64_t first,
 static int64_t count_all(const gp_select_args *a, sel_fns fns, int nthreads)
 {
     if (nthreads == 1) {
-        if (fns.simd && !a->flags) return gp_cpu_simd_count_if(a->t, a->in, a->n, a->cmp, a->value);
+        if (fns.simd && !a->flags) return gp_cpu_simd_split_if(a->t, a->in, a->n, a->cmp, a->value, NULL, NULL);
         return count_blocks(a, fns, 0, fns.block);
     }
     int64_t total = 0;
@@ -272,27 +272,21 @@ static int64_t count_all(const gp_select_args *a, sel_fns fns, int nthreads)
     return total;
 }
 
-/* Items [lo, lo + len) whose selection equals keep, to out: from flags f,
- * or by the comparison where f is NULL (the SIMD path). */
-static int64_t compact_range(const gp_select_args *a, sel_fns fns, int64_t lo, int64_t len, const uint8_t *f, bool keep,
-                             void *out)
-{
-    const size_t sz = gp_dtype_size(a->t);
-    if (!f) return gp_cpu_simd_compact_if(a->t, item_at(a, lo), len, a->cmp, a->value, keep, out);
-    if (fns.simd) return gp_cpu_simd_compact(sz, item_at(a, lo), f, len, keep, out);
-    return compact(sz, item_at(a, lo), f, last_index(f, len, keep), keep, out);
-}
-
 /* Writes block [lo, lo + len) with flags f (block_flags): its selected
  * items from out[sel_at] on, and for a partition its rejected ones from
- * out[total + rej_at] on. Returns how many it selected. */
+ * out[total + rej_at] on. Returns how many it selected. The SIMD path
+ * writes both in one pass, comparing where f is NULL. */
 static int64_t place_block(const gp_select_args *a, sel_fns fns, int64_t lo, int64_t len, const uint8_t *f,
                            int64_t sel_at, int64_t rej_at, int64_t total)
 {
     const size_t sz = gp_dtype_size(a->t);
-    unsigned char *out = (unsigned char *)a->out;
-    const int64_t kept = compact_range(a, fns, lo, len, f, true, out + (size_t)sel_at * sz);
-    if (a->partition) compact_range(a, fns, lo, len, f, false, out + (size_t)(total + rej_at) * sz);
+    unsigned char *sel = (unsigned char *)a->out + (size_t)sel_at * sz;
+    unsigned char *rej = a->partition ? (unsigned char *)a->out + (size_t)(total + rej_at) * sz : NULL;
+    const void *x = item_at(a, lo);
+    if (!f) return gp_cpu_simd_split_if(a->t, x, len, a->cmp, a->value, sel, rej);
+    if (fns.simd) return gp_cpu_simd_split(sz, x, f, len, sel, rej);
+    const int64_t kept = compact(sz, x, f, last_index(f, len, true), true, sel);
+    if (rej) compact(sz, x, f, last_index(f, len, false), false, rej);
     return kept;
 }
 

@@ -81,44 +81,50 @@ const char *gp_cpu_select_path(void) { return gp_cpu_simd_select_ready() ? "avx5
 
 /*
  * The loop every function here is: for each vector, `lanes` its items in
- * range, `v` its items, MASK the items wanted (an expression of v, i and
- * lanes; set bits only within lanes); then, with KEEP, their compress is
- * stored at out + k. Leaves the number wanted in k.
+ * range, `v` its items, MASK the items selected (an expression of v and i;
+ * only bits within lanes count). Where sel is not NULL their compress is
+ * stored at sel + k and, where rej is not NULL either, the compress of the
+ * others at rej plus the number rejected so far (i - k). Leaves the number
+ * selected in k.
  */
-#define GP_SIMD_STEPS(G, MASK, KEEP)                                           \
+#define GP_SIMD_STEPS(G, MASK)                                                 \
     for (int64_t i = 0; i < n; i += LANES_##G) {                               \
         const uint64_t lanes = LANE_MASK(G, n - i);                            \
         const __m512i v = LOAD_##G(lanes, x + i);                              \
         const uint64_t m = (MASK) & lanes;                                     \
         const int c = __builtin_popcountll(m);                                 \
-        if (KEEP) STORE_##G(out + k, _bzhi_u64(~0ull, (unsigned)c), COMPRESS_##G(m, v)); \
+        if (sel) {                                                             \
+            STORE_##G(sel + k, _bzhi_u64(~0ull, (unsigned)c), COMPRESS_##G(m, v)); \
+            if (rej)                                                           \
+                STORE_##G(rej + (i - k), _bzhi_u64(~0ull, (unsigned)(__builtin_popcountll(lanes) - c)), \
+                          COMPRESS_##G(m ^ lanes, v));                         \
+        }                                                                      \
         k += c;                                                                \
     }
 
 /* ------------------------------------------------------------ by flags */
 
-#define GP_SIMD_DEF_COMPACT(G)                                                                      \
-    GP_AVX512 static int64_t compact_##G(const void *xv, const uint8_t *f, int64_t n, bool keep, void *ov) \
-    {                                                                                               \
-        const ITEM_##G *x = (const ITEM_##G *)xv;                                                   \
-        ITEM_##G *out = (ITEM_##G *)ov;                                                             \
-        const uint64_t flip = keep ? 0 : ~0ull;                                                     \
-        int64_t k = 0;                                                                              \
-        GP_SIMD_STEPS(G, (uint64_t)FLAGS_##G(lanes, f + i) ^ flip, true)                            \
-        return k;                                                                                   \
+#define GP_SIMD_DEF_SPLIT(G)                                                                              \
+    GP_AVX512 static int64_t split_##G(const void *xv, const uint8_t *f, int64_t n, void *selv, void *rejv) \
+    {                                                                                                     \
+        const ITEM_##G *x = (const ITEM_##G *)xv;                                                         \
+        ITEM_##G *sel = (ITEM_##G *)selv, *rej = (ITEM_##G *)rejv;                                        \
+        int64_t k = 0;                                                                                    \
+        GP_SIMD_STEPS(G, (uint64_t)FLAGS_##G(lanes, f + i))                                               \
+        return k;                                                                                         \
     }
-GP_SIMD_DEF_COMPACT(B)
-GP_SIMD_DEF_COMPACT(W)
-GP_SIMD_DEF_COMPACT(D)
-GP_SIMD_DEF_COMPACT(Q)
+GP_SIMD_DEF_SPLIT(B)
+GP_SIMD_DEF_SPLIT(W)
+GP_SIMD_DEF_SPLIT(D)
+GP_SIMD_DEF_SPLIT(Q)
 
-int64_t gp_cpu_simd_compact(size_t size, const void *x, const uint8_t *f, int64_t n, bool keep, void *out)
+int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
 {
     switch (size) {
-    case 1: return compact_B(x, f, n, keep, out);
-    case 2: return compact_W(x, f, n, keep, out);
-    case 4: return compact_D(x, f, n, keep, out);
-    default: return compact_Q(x, f, n, keep, out);
+    case 1: return split_B(x, f, n, sel, rej);
+    case 2: return split_W(x, f, n, sel, rej);
+    case 4: return split_D(x, f, n, sel, rej);
+    default: return split_Q(x, f, n, sel, rej);
     }
 }
 
@@ -164,39 +170,27 @@ static uint64_t value_bits(const void *p, size_t size)
 
 /* The six comparisons of one dtype, each its own loop (the compare's
  * immediate must be a constant). */
-#define GP_SIMD_CMP_SWITCH(NAME, G, K, KEEP)                                   \
+#define GP_SIMD_CMP_SWITCH(NAME, G, K)                                         \
     switch (cmp) {                                                             \
-    case GP_CMP_LT: GP_SIMD_STEPS_IF(NAME, G, K##_LT, KEEP) break;             \
-    case GP_CMP_LE: GP_SIMD_STEPS_IF(NAME, G, K##_LE, KEEP) break;             \
-    case GP_CMP_GT: GP_SIMD_STEPS_IF(NAME, G, K##_GT, KEEP) break;             \
-    case GP_CMP_GE: GP_SIMD_STEPS_IF(NAME, G, K##_GE, KEEP) break;             \
-    case GP_CMP_EQ: GP_SIMD_STEPS_IF(NAME, G, K##_EQ, KEEP) break;             \
-    case GP_CMP_NE: GP_SIMD_STEPS_IF(NAME, G, K##_NE, KEEP) break;             \
+    case GP_CMP_LT: GP_SIMD_STEPS_IF(NAME, G, K##_LT) break;          \
+    case GP_CMP_LE: GP_SIMD_STEPS_IF(NAME, G, K##_LE) break;          \
+    case GP_CMP_GT: GP_SIMD_STEPS_IF(NAME, G, K##_GT) break;          \
+    case GP_CMP_GE: GP_SIMD_STEPS_IF(NAME, G, K##_GE) break;          \
+    case GP_CMP_EQ: GP_SIMD_STEPS_IF(NAME, G, K##_EQ) break;          \
+    case GP_CMP_NE: GP_SIMD_STEPS_IF(NAME, G, K##_NE) break;          \
     }
-#define GP_SIMD_STEPS_IF(NAME, G, IMM, KEEP) GP_SIMD_STEPS(G, (uint64_t)CMP_##NAME(v, val, IMM) ^ flip, KEEP)
+#define GP_SIMD_STEPS_IF(NAME, G, IMM) GP_SIMD_STEPS(G, (uint64_t)CMP_##NAME(v, val, IMM))
 
-#define GP_SIMD_DEF_IF(NAME, G, K)                                                                    \
-    GP_AVX512 static int64_t NAME##_count_if(const void *xv, int64_t n, gp_cmp cmp, const void *value) \
-    {                                                                                                 \
-        const ITEM_##G *x = (const ITEM_##G *)xv;                                                     \
-        ITEM_##G *out = NULL;                                                                         \
-        const __m512i val = SPLAT_##G(value);                                                         \
-        const uint64_t flip = 0;                                                                      \
-        int64_t k = 0;                                                                                \
-        GP_SIMD_CMP_SWITCH(NAME, G, K, false)                                                            \
-        (void)out;                                                                                    \
-        return k;                                                                                     \
-    }                                                                                                 \
-    GP_AVX512 static int64_t NAME##_compact_if(const void *xv, int64_t n, gp_cmp cmp, const void *value, \
-                                               bool keep, void *ov)                                   \
-    {                                                                                                 \
-        const ITEM_##G *x = (const ITEM_##G *)xv;                                                     \
-        ITEM_##G *out = (ITEM_##G *)ov;                                                               \
-        const __m512i val = SPLAT_##G(value);                                                         \
-        const uint64_t flip = keep ? 0 : ~0ull;                                                       \
-        int64_t k = 0;                                                                                \
-        GP_SIMD_CMP_SWITCH(NAME, G, K, true)                                                            \
-        return k;                                                                                     \
+#define GP_SIMD_DEF_IF(NAME, G, K)                                                                          \
+    GP_AVX512 static int64_t NAME##_split_if(const void *xv, int64_t n, gp_cmp cmp, const void *value, void *selv, \
+                                             void *rejv)                                                    \
+    {                                                                                                       \
+        const ITEM_##G *x = (const ITEM_##G *)xv;                                                           \
+        ITEM_##G *sel = (ITEM_##G *)selv, *rej = (ITEM_##G *)rejv;                                          \
+        const __m512i val = SPLAT_##G(value);                                                               \
+        int64_t k = 0;                                                                                      \
+        GP_SIMD_CMP_SWITCH(NAME, G, K)                                                                      \
+        return k;                                                                                           \
     }
 /* X(name, item size group, comparison kind, dtype) */
 #define GP_SIMD_DTYPES(X)          \
@@ -214,26 +208,15 @@ static uint64_t value_bits(const void *p, size_t size)
 #define GP_SIMD_DEF_IF_X(NAME, G, K, E) GP_SIMD_DEF_IF(NAME, G, K)
 GP_SIMD_DTYPES(GP_SIMD_DEF_IF_X)
 
-int64_t gp_cpu_simd_count_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value)
+int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                             void *rej)
 {
     switch (t) {
 #define GP_SIMD_CASE(NAME, G, K, E) \
-    case E: return NAME##_count_if(x, n, cmp, value);
+    case E: return NAME##_split_if(x, n, cmp, value, sel, rej);
         GP_SIMD_DTYPES(GP_SIMD_CASE)
 #undef GP_SIMD_CASE
     default: return 0; /* cpu_select.c asks only for these dtypes */
-    }
-}
-
-int64_t gp_cpu_simd_compact_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, bool keep,
-                               void *out)
-{
-    switch (t) {
-#define GP_SIMD_CASE(NAME, G, K, E) \
-    case E: return NAME##_compact_if(x, n, cmp, value, keep, out);
-        GP_SIMD_DTYPES(GP_SIMD_CASE)
-#undef GP_SIMD_CASE
-    default: return 0;
     }
 }
 

@@ -23,28 +23,24 @@ bool gp_cpu_simd_select_ready(void);
 const char *gp_cpu_select_path(void);
 
 #if GP_CPU_SIMD_X86
-/* How many of x[0..n) satisfy (x cmp *value). */
-int64_t gp_cpu_simd_count_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value);
-/* Writes to out, in order, the items of x[0..n) whose (x cmp *value) equals
- * keep; returns how many. Only those slots of out are written. */
-int64_t gp_cpu_simd_compact_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, bool keep,
-                               void *out);
-/* The same by flags: the items whose (f[i] != 0) equals keep. size is the
- * item size, 1, 2, 4 or 8 bytes. */
-int64_t gp_cpu_simd_compact(size_t size, const void *x, const uint8_t *f, int64_t n, bool keep, void *out);
+/* Writes to sel, in order, the items of x[0..n) for which (x cmp *value)
+ * holds and, where rej is not NULL, the others to rej, in order; returns
+ * how many were selected. Only those slots are written. With sel NULL it
+ * writes nothing and only counts. */
+int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                             void *rej);
+/* The same by flags: the items with f[i] != 0 to sel, the others to rej if
+ * not NULL. size is the item size, 1, 2, 4 or 8 bytes; sel is not NULL. */
+int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
 #else
 /* Not reached: gp_cpu_simd_select_ready() is false on these machines. */
-static inline int64_t gp_cpu_simd_count_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value)
+static inline int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value,
+                                           void *sel, void *rej)
 {
     return 0;
 }
-static inline int64_t gp_cpu_simd_compact_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value,
-                                             bool keep, void *out)
-{
-    return 0;
-}
-static inline int64_t gp_cpu_simd_compact(size_t size, const void *x, const uint8_t *f, int64_t n, bool keep,
-                                          void *out)
+static inline int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel,
+                                        void *rej)
 {
     return 0;
 }
