@@ -152,7 +152,7 @@ typedef struct sel_fns {
 
 static sel_fns find_fns(gp_dtype t)
 {
-    const bool simd = gp_cpu_simd_select_ready();
+    const bool simd = gp_cpu_simd_covers(gp_dtype_size(t));
     const int64_t block = simd ? GP_CPU_SIMD_BLOCK_BYTES / (int64_t)gp_dtype_size(t) : GP_CPU_SEL_BLOCK;
 #define GP_SEL_FIND_FNS(NAME, T, E) \
     if (t == E) return (sel_fns){NAME##_pred, NAME##_keep_if, simd, block};

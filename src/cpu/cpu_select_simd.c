@@ -1,5 +1,6 @@
 /*
- * AVX-512 selections (cpu_select_simd.h). One 64-byte vector a step: 64
+ * The choice of a SIMD path, and the AVX-512 selections
+ * (cpu_select_simd.h; the AVX2 ones are cpu_select_avx2.c). One 64-byte vector a step: 64
  * items of 1 byte, 32 of 2, 16 of 4 or 8 of 8. The last, partial vector is
  * read with a masked load (masked-off lanes do not fault), so no step reads
  * or writes outside the caller's ranges. The functions are compiled for
@@ -12,37 +13,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { PATH_SCALAR, PATH_AVX2, PATH_AVX512 }; /* in order: the best one wins */
+
 #if GP_CPU_SIMD_X86
 #include <immintrin.h>
 
-static bool cpu_has_avx512_compress(void)
+/* The best path this CPU has, within what GPUPRIM_CPU_SIMD allows. */
+static int best_path(const char *hook)
 {
+    if (hook && strcmp(hook, "0") == 0) return PATH_SCALAR;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
-           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-}
-#endif
-
-static _Atomic int simd_state = -1; /* -1: not asked yet, then 0 or 1 */
-
-bool gp_cpu_simd_select_ready(void)
-{
-    int s = atomic_load_explicit(&simd_state, memory_order_relaxed);
-    if (s < 0) {
-        const char *hook = getenv("GPUPRIM_CPU_SIMD");
-#if GP_CPU_SIMD_X86
-        s = !(hook && strcmp(hook, "0") == 0) && cpu_has_avx512_compress();
-#else
-        (void)hook;
-        s = 0;
-#endif
-        atomic_store_explicit(&simd_state, s, memory_order_relaxed);
+    if (!(hook && strcmp(hook, "avx2") == 0) && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
+        return PATH_AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
+        gp_cpu_avx2_init();
+        return PATH_AVX2;
     }
-    return s == 1;
+    return PATH_SCALAR;
+}
+#endif
+
+static _Atomic int simd_path = -1; /* -1: not asked yet */
+
+/* Asked once a process; the release store publishes the AVX2 path's tables. */
+static int select_path(void)
+{
+    int s = atomic_load_explicit(&simd_path, memory_order_acquire);
+    if (s < 0) {
+#if GP_CPU_SIMD_X86
+        s = best_path(getenv("GPUPRIM_CPU_SIMD"));
+#else
+        s = PATH_SCALAR;
+#endif
+        atomic_store_explicit(&simd_path, s, memory_order_release);
+    }
+    return s;
 }
 
-const char *gp_cpu_select_path(void) { return gp_cpu_simd_select_ready() ? "avx512" : "scalar"; }
+bool gp_cpu_simd_covers(size_t size)
+{
+    const int s = select_path();
+    return s == PATH_AVX512 || (s == PATH_AVX2 && (size == 4 || size == 8));
+}
+
+const char *gp_cpu_select_path(void)
+{
+    static const char *const names[] = {"scalar", "avx2", "avx512"};
+    return names[select_path()];
+}
 
 #if GP_CPU_SIMD_X86
 
@@ -118,7 +138,7 @@ GP_SIMD_DEF_SPLIT(W)
 GP_SIMD_DEF_SPLIT(D)
 GP_SIMD_DEF_SPLIT(Q)
 
-int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
+static int64_t avx512_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
 {
     switch (size) {
     case 1: return split_B(x, f, n, sel, rej);
@@ -208,8 +228,8 @@ static uint64_t value_bits(const void *p, size_t size)
 #define GP_SIMD_DEF_IF_X(NAME, G, K, E) GP_SIMD_DEF_IF(NAME, G, K)
 GP_SIMD_DTYPES(GP_SIMD_DEF_IF_X)
 
-int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
-                             void *rej)
+static int64_t avx512_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                               void *rej)
 {
     switch (t) {
 #define GP_SIMD_CASE(NAME, G, K, E) \
@@ -218,6 +238,19 @@ int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, c
 #undef GP_SIMD_CASE
     default: return 0; /* cpu_select.c asks only for these dtypes */
     }
+}
+
+int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                             void *rej)
+{
+    if (select_path() == PATH_AVX512) return avx512_split_if(t, x, n, cmp, value, sel, rej);
+    return gp_cpu_avx2_split_if(t, x, n, cmp, value, sel, rej);
+}
+
+int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
+{
+    if (select_path() == PATH_AVX512) return avx512_split(size, x, f, n, sel, rej);
+    return gp_cpu_avx2_split(size, x, f, n, sel, rej);
 }
 
 #endif

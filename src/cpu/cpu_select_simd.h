@@ -1,8 +1,10 @@
-/* Selections on x86-64 CPUs with AVX-512 (F, BW, VL and VBMI2): a vector of
- * items is compared or tested against its flags into a mask, compressed to
- * the items the mask keeps and written with a masked store, so nothing is
- * stored past the last one kept. cpu_select.c takes this path wherever
- * gp_cpu_simd_select_ready() says so and its scalar loops elsewhere. */
+/* Selections on x86-64 CPUs with AVX-512 (F, BW, VL and VBMI2), or with
+ * AVX2 for items of 4 and 8 bytes: a vector of items is compared or tested
+ * against its flags into a mask, its kept items moved to the front
+ * (AVX-512's compress; AVX2's permute by a table) and written with a masked
+ * store, so nothing is stored past the last one kept. cpu_select.c takes
+ * this path wherever gp_cpu_simd_covers() says so and its scalar loops
+ * elsewhere. */
 #ifndef GP_CPU_SELECT_SIMD_H
 #define GP_CPU_SELECT_SIMD_H
 
@@ -14,12 +16,14 @@
 #define GP_CPU_SIMD_X86 0
 #endif
 
-/* True where the CPU has the instructions and the environment does not set
- * GPUPRIM_CPU_SIMD=0 (a hook: the tests run the scalar loops that way too).
- * Read once a process. */
-bool gp_cpu_simd_select_ready(void);
+/* True where a SIMD path takes items of `size` bytes: the CPU has its
+ * instructions and the environment allows it. GPUPRIM_CPU_SIMD=0 keeps the
+ * scalar loops, =avx2 the AVX2 path where AVX-512 is there too (hooks: the
+ * tests run every path that way). Asked once a process. */
+bool gp_cpu_simd_covers(size_t size);
 
-/* "avx512" or "scalar": which path the selections take in this process. */
+/* "avx512", "avx2" (items of 4 and 8 bytes; the rest scalar) or "scalar":
+ * the path the selections take in this process. */
 const char *gp_cpu_select_path(void);
 
 #if GP_CPU_SIMD_X86
@@ -32,8 +36,15 @@ int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, c
 /* The same by flags: the items with f[i] != 0 to sel, the others to rej if
  * not NULL. size is the item size, 1, 2, 4 or 8 bytes; sel is not NULL. */
 int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
+
+/* cpu_select_avx2.c: its tables, filled once, then the two above for items
+ * of 4 and 8 bytes. */
+void gp_cpu_avx2_init(void);
+int64_t gp_cpu_avx2_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                             void *rej);
+int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
 #else
-/* Not reached: gp_cpu_simd_select_ready() is false on these machines. */
+/* Not reached: gp_cpu_simd_covers() is false on these machines. */
 static inline int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value,
                                            void *sel, void *rej)
 {

@@ -1,0 +1,211 @@
+/*
+ * AVX2 selections of 4- and 8-byte items (cpu_select_simd.h), for x86-64
+ * CPUs without AVX-512's compress. A 32-byte vector (8 items of 4 bytes or
+ * 4 of 8) is compared, or its flags tested, into a bit mask; a table turns
+ * the mask into the permutation that moves the items it keeps to the
+ * front, and a masked store writes as many as it keeps, so nothing is
+ * stored past them. The items short of a whole vector at the end go
+ * through a scalar loop, so nothing is read outside the caller's range.
+ * (A permutation from pdep/pext needs no table, but those are microcoded
+ * on AMD CPUs before Zen 3, which are most of those this path is for.)
+ */
+#include "cpu_select_simd.h"
+
+#if GP_CPU_SIMD_X86
+#include <immintrin.h>
+#include <pthread.h>
+#include <string.h>
+
+#define GP_AVX2 __attribute__((target("avx2,popcnt")))
+
+/* perm_d[m]: the lanes an 8-bit mask m sets, in order, as lane indices
+ * (the rest 0); perm_q[m]: for a 4-bit mask of 8-byte lanes, the two 4-byte
+ * halves of each lane it sets. Filled once a process. */
+static uint8_t perm_d[256][8];
+static uint8_t perm_q[16][8];
+static pthread_once_t perm_once = PTHREAD_ONCE_INIT;
+
+static void fill_perms(void)
+{
+    for (int m = 0; m < 256; m++)
+        for (int j = 0, k = 0; j < 8; j++)
+            if (m >> j & 1) perm_d[m][k++] = (uint8_t)j;
+    for (int m = 0; m < 16; m++)
+        for (int j = 0, k = 0; j < 4; j++)
+            if (m >> j & 1) {
+                perm_q[m][k++] = (uint8_t)(2 * j);
+                perm_q[m][k++] = (uint8_t)(2 * j + 1);
+            }
+}
+
+void gp_cpu_avx2_init(void) { pthread_once(&perm_once, fill_perms); }
+
+/* Stores the `words` first 4-byte words of v permuted by perm (8 indices). */
+GP_AVX2 static inline void put_packed(void *out, __m256i v, const uint8_t *perm, int words)
+{
+    const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)perm));
+    const __m256i first = _mm256_cmpgt_epi32(_mm256_set1_epi32(words), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_epi32((int *)out, first, _mm256_permutevar8x32_epi32(v, idx));
+}
+
+#define LANES_D 8
+#define LANES_Q 4
+#define FULL_D 0xffu
+#define FULL_Q 0xfu
+#define PUT_D(out, v, m, c) put_packed(out, v, perm_d[m], c)
+#define PUT_Q(out, v, m, c) put_packed(out, v, perm_q[m], 2 * (c))
+
+/* The flags of the vector's items from f (8 or 4 bytes), nonzero as set bits. */
+GP_AVX2 static inline unsigned flags_d(const uint8_t *f)
+{
+    const __m128i z = _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i *)f), _mm_setzero_si128());
+    return ~(unsigned)_mm_movemask_epi8(z) & FULL_D;
+}
+GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
+{
+    int32_t w;
+    memcpy(&w, f, sizeof w);
+    const __m128i z = _mm_cmpeq_epi8(_mm_cvtsi32_si128(w), _mm_setzero_si128());
+    return ~(unsigned)_mm_movemask_epi8(z) & FULL_Q;
+}
+
+/*
+ * The loop of every function here: whole vectors, MASK the items selected
+ * (of v and i), their permutation stored at sel + k and, where rej is not
+ * NULL too, the others' at rej plus the number rejected so far (i - k);
+ * then the last items one by one, KEEP(i) testing one. sel NULL: count only.
+ */
+#define GP_AVX2_STEPS(G, MASK, KEEP)                                           \
+    for (; i + LANES_##G <= n; i += LANES_##G) {                               \
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));        \
+        const unsigned m = (MASK);                                             \
+        const int c = __builtin_popcount(m);                                   \
+        if (sel) {                                                             \
+            PUT_##G(sel + k, v, m, c);                                         \
+            if (rej) PUT_##G(rej + (i - k), v, m ^ FULL_##G, LANES_##G - c);    \
+        }                                                                      \
+        k += c;                                                                \
+    }                                                                          \
+    for (; i < n; i++) {                                                       \
+        const int s = (KEEP);                                                  \
+        if (sel) {                                                             \
+            if (s) sel[k] = x[i];                                              \
+            else if (rej) rej[i - k] = x[i];                                   \
+        }                                                                      \
+        k += s;                                                                \
+    }
+
+/* ------------------------------------------------------------ by flags */
+
+#define GP_AVX2_DEF_SPLIT(G, T, FLAGS)                                                                  \
+    GP_AVX2 static int64_t split_##G(const void *xv, const uint8_t *f, int64_t n, void *selv, void *rejv) \
+    {                                                                                                   \
+        const T *x = (const T *)xv;                                                                     \
+        T *sel = (T *)selv, *rej = (T *)rejv;                                                           \
+        int64_t i = 0, k = 0;                                                                           \
+        GP_AVX2_STEPS(G, FLAGS(f + i), f[i] != 0)                                                       \
+        return k;                                                                                       \
+    }
+GP_AVX2_DEF_SPLIT(D, uint32_t, flags_d)
+GP_AVX2_DEF_SPLIT(Q, uint64_t, flags_q)
+
+int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
+{
+    return size == 4 ? split_D(x, f, n, sel, rej) : split_Q(x, f, n, sel, rej);
+}
+
+/* ------------------------------------------------------- by comparison */
+
+/* Lane masks of a against b. Integers compare signed, by gt and eq (lt,
+ * le, ge and ne are their swaps and complements); unsigned ones have had
+ * their sign bits flipped first (BIAS). Floats by the ordered predicates,
+ * so a NaN passes only `ne`, as in C. */
+#define GT_D(a, b) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(a, b)))
+#define EQ_D(a, b) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)))
+#define GT_Q(a, b) _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)))
+#define EQ_Q(a, b) _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)))
+#define FCMP_D(a, b, P) _mm256_movemask_ps(_mm256_cmp_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), P))
+#define FCMP_Q(a, b, P) _mm256_movemask_pd(_mm256_cmp_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b), P))
+#define BIAS_SINT_D(v) (v)
+#define BIAS_SINT_Q(v) (v)
+#define BIAS_FLT_D(v) (v)
+#define BIAS_FLT_Q(v) (v)
+#define BIAS_UINT_D(v) _mm256_xor_si256(v, _mm256_set1_epi32(INT32_MIN))
+#define BIAS_UINT_Q(v) _mm256_xor_si256(v, _mm256_set1_epi64x(INT64_MIN))
+#define SPLAT_D(p) _mm256_set1_epi32((int32_t)value_bits(p, 4))
+#define SPLAT_Q(p) _mm256_set1_epi64x((long long)value_bits(p, 8))
+
+#define INT_LT(G, a, b) (unsigned)GT_##G(b, a)
+#define INT_LE(G, a, b) (FULL_##G ^ (unsigned)GT_##G(a, b))
+#define INT_GT(G, a, b) (unsigned)GT_##G(a, b)
+#define INT_GE(G, a, b) (FULL_##G ^ (unsigned)GT_##G(b, a))
+#define INT_EQ(G, a, b) (unsigned)EQ_##G(a, b)
+#define INT_NE(G, a, b) (FULL_##G ^ (unsigned)EQ_##G(a, b))
+#define FLT_LT(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_LT_OQ)
+#define FLT_LE(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_LE_OQ)
+#define FLT_GT(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_GT_OQ)
+#define FLT_GE(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_GE_OQ)
+#define FLT_EQ(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_EQ_OQ)
+#define FLT_NE(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_NEQ_UQ)
+#define CMPK_SINT INT
+#define CMPK_UINT INT
+#define CMPK_FLT FLT
+#define CMP_PASTE(K, OP) K##_##OP
+#define CMP_OF(K, OP) CMP_PASTE(K, OP)
+
+static uint64_t value_bits(const void *p, size_t size)
+{
+    uint64_t u = 0;
+    memcpy(&u, p, size);
+    return u;
+}
+
+/* One comparison's loop: OP the comparison's name, OPR its C operator. */
+#define GP_AVX2_CMP_STEPS(G, K, OP, OPR) \
+    GP_AVX2_STEPS(G, CMP_OF(CMPK_##K, OP)(G, BIAS_##K##_##G(v), val), x[i] OPR value)
+
+#define GP_AVX2_DEF_IF(NAME, T, G, K)                                                                       \
+    GP_AVX2 static int64_t NAME##_split_if(const void *xv, int64_t n, gp_cmp cmp, const void *vp, void *selv, \
+                                           void *rejv)                                                      \
+    {                                                                                                       \
+        const T *x = (const T *)xv;                                                                         \
+        T *sel = (T *)selv, *rej = (T *)rejv;                                                               \
+        T value;                                                                                            \
+        memcpy(&value, vp, sizeof value);                                                                   \
+        const __m256i val = BIAS_##K##_##G(SPLAT_##G(vp));                                                  \
+        int64_t i = 0, k = 0;                                                                               \
+        switch (cmp) {                                                                                      \
+        case GP_CMP_LT: GP_AVX2_CMP_STEPS(G, K, LT, <) break;                                               \
+        case GP_CMP_LE: GP_AVX2_CMP_STEPS(G, K, LE, <=) break;                                              \
+        case GP_CMP_GT: GP_AVX2_CMP_STEPS(G, K, GT, >) break;                                               \
+        case GP_CMP_GE: GP_AVX2_CMP_STEPS(G, K, GE, >=) break;                                              \
+        case GP_CMP_EQ: GP_AVX2_CMP_STEPS(G, K, EQ, ==) break;                                              \
+        case GP_CMP_NE: GP_AVX2_CMP_STEPS(G, K, NE, !=) break;                                              \
+        }                                                                                                   \
+        return k;                                                                                           \
+    }
+/* X(name, C type, item size group, comparison kind, dtype): the dtypes of 4 and 8 bytes. */
+#define GP_AVX2_DTYPES(X)                     \
+    X(i32, int32_t, D, SINT, GP_DTYPE_I32)    \
+    X(u32, uint32_t, D, UINT, GP_DTYPE_U32)   \
+    X(f32, float, D, FLT, GP_DTYPE_F32)       \
+    X(i64, int64_t, Q, SINT, GP_DTYPE_I64)    \
+    X(u64, uint64_t, Q, UINT, GP_DTYPE_U64)   \
+    X(f64, double, Q, FLT, GP_DTYPE_F64)
+
+#define GP_AVX2_DEF_IF_X(NAME, T, G, K, E) GP_AVX2_DEF_IF(NAME, T, G, K)
+GP_AVX2_DTYPES(GP_AVX2_DEF_IF_X)
+
+int64_t gp_cpu_avx2_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                             void *rej)
+{
+    switch (t) {
+#define GP_AVX2_CASE(NAME, T, G, K, E) \
+    case E: return NAME##_split_if(x, n, cmp, value, sel, rej);
+        GP_AVX2_DTYPES(GP_AVX2_CASE)
+#undef GP_AVX2_CASE
+    default: return 0; /* gp_cpu_simd_covers() keeps other dtypes off this path */
+    }
+}
+
+#endif
