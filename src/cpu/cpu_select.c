@@ -13,8 +13,9 @@
  * and the slot advances only when the element is kept. The loop stops at
  * the block's last kept element, so no store lands past the block's own
  * output range (which another thread is writing). Where the CPU has
- * AVX-512, selections and partitions compress vectors instead
- * (cpu_select_simd.c), comparing as they go rather than through flags.
+ * AVX-512 (or AVX2, for items of 4 and 8 bytes), selections and partitions
+ * compact whole vectors instead (cpu_select_simd.c, cpu_select_avx2.c),
+ * comparing as they go rather than through flags.
  */
 #include <math.h>
 #include <omp.h>
@@ -27,8 +28,10 @@
 /* Tuning, 2-core development machine (2026-11-22). */
 enum {
     GP_CPU_SEL_BLOCK = 16384,     /* elements per thread per round (<= 128 KiB of input) */
-    /* The AVX-512 path's block, in bytes of input: its blocks of 16384 1-byte
-     * items took a microsecond each, less than the barriers between rounds.
+    /* The SIMD paths' block, in bytes of input (timed on the AVX-512 path): its
+     * blocks of 16384 1-byte items took a microsecond each, less than the
+     * barriers between rounds. Kept over a share of the input a thread,
+     * which lost at 1 MiB on 16 threads (docs/perf/scan.md, round 77).
      * 2 threads on the 2-core machine, 3 interleaved rounds (2026-12-02):
      * select, select-if and partition-if 1.0-1.6x faster from 2^17 to 2^22
      * items of 1 and 4 bytes, partitions by flags level (0.83-1.15x). */
