@@ -534,11 +534,12 @@ int main(int argc, char **argv)
     printf("%zu cases\n", tb.n);
     if (t.backend == GP_BACKEND_CPU) {
         const char *asked = getenv("GPUPRIM_CPU_SIMD");
-        printf("cpu selections: %s (GPUPRIM_CPU_SIMD=0 takes the scalar loops, =avx2 the AVX2 path)\n",
+        printf("cpu selections: %s (GPUPRIM_CPU_SIMD=0 takes the scalar loops, =avx2[-masked|-buffered] the "
+               "AVX2 path)\n",
                gp_cpu_select_path());
         /* A run for the AVX2 path on a CPU without AVX2 would test the scalar loops under its name. */
-        if (asked && strcmp(asked, "avx2") == 0 && strncmp(gp_cpu_select_path(), "avx2", 4) != 0) {
-            printf("skipped: GPUPRIM_CPU_SIMD=avx2, but this CPU has no AVX2\n");
+        if (asked && strncmp(asked, "avx2", 4) == 0 && strncmp(gp_cpu_select_path(), "avx2", 4) != 0) {
+            printf("skipped: GPUPRIM_CPU_SIMD=%s, but this CPU has no AVX2\n", asked);
             return 77;
         }
     }

@@ -3,17 +3,24 @@
  * CPUs without AVX-512's compress. A 32-byte vector (8 items of 4 bytes or
  * 4 of 8) is compared, or its flags tested, into a bit mask; a table turns
  * the mask into the permutation that moves the items it keeps to the
- * front, and a masked store writes as many as it keeps, so nothing is
- * stored past them. The items short of a whole vector at the end go
- * through a scalar loop, so nothing is read outside the caller's range.
- * (A permutation from pdep/pext needs no table, but those are microcoded
- * on AMD CPUs before Zen 3, which are most of those this path is for.)
+ * front. On Intel CPUs a masked store (vpmaskmovd) writes as many words
+ * as are kept. On AMD CPUs before Zen 4, most of those this path is for,
+ * that store is microcoded (42 uops, one every 12 cycles, by uops.info's
+ * tables), so there the whole vector is stored into a small buffer on the
+ * stack, and the buffer leaves by a memcpy of exactly what it holds; on the
+ * 2-core (Intel) machine that ran at 0.6-1.2x the masked stores. Either
+ * way nothing is stored in the caller's output past the items kept. (pdep
+ * and pext would make the permutation without a table, but they too are
+ * microcoded on AMD before Zen 3.) The items short of a whole vector at
+ * the end go through a scalar loop, so nothing is read outside the
+ * caller's range.
  */
 #include "cpu_select_simd.h"
 
 #if GP_CPU_SIMD_X86
 #include <immintrin.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GP_AVX2 __attribute__((target("avx2,popcnt")))
@@ -23,6 +30,7 @@
  * halves of each lane it sets. Filled once a process. */
 static uint8_t perm_d[256][8];
 static uint8_t perm_q[16][8];
+static bool masked_stores; /* set once, before the tables are published */
 static pthread_once_t perm_once = PTHREAD_ONCE_INIT;
 
 static void fill_perms(void)
@@ -36,24 +44,56 @@ static void fill_perms(void)
                 perm_q[m][k++] = (uint8_t)(2 * j);
                 perm_q[m][k++] = (uint8_t)(2 * j + 1);
             }
+    const char *hook = getenv("GPUPRIM_CPU_SIMD");
+    if (hook && strcmp(hook, "avx2-masked") == 0) masked_stores = true;
+    else if (hook && strcmp(hook, "avx2-buffered") == 0) masked_stores = false;
+    else masked_stores = !__builtin_cpu_is("amd");
 }
 
 void gp_cpu_avx2_init(void) { pthread_once(&perm_once, fill_perms); }
 
-/* Stores the `words` first 4-byte words of v permuted by perm (8 indices). */
-GP_AVX2 static inline void put_packed(void *out, __m256i v, const uint8_t *perm, int words)
+bool gp_cpu_avx2_masked(void) { return masked_stores; }
+
+/* Kept items on their way out. With masked stores they go straight to
+ * dst; otherwise whole permuted vectors are stored at w + held, and the
+ * buffer is copied to dst (exactly `held` words) when it holds GP_AVX2_BUF
+ * words or more, and at the end. */
+enum { GP_AVX2_BUF = 128 };
+typedef struct outbuf {
+    unsigned char *dst;
+    int held;                    /* 4-byte words */
+    uint32_t w[GP_AVX2_BUF + 8]; /* room for one more vector past the limit */
+} outbuf;
+
+static inline void flush(outbuf *b)
+{
+    memcpy(b->dst, b->w, (size_t)b->held * 4);
+    b->dst += (size_t)b->held * 4;
+    b->held = 0;
+}
+
+/* Keeps the first `words` 4-byte words of v permuted by perm (8 indices). */
+GP_AVX2 static inline void put_packed(outbuf *b, __m256i v, const uint8_t *perm, int words)
 {
     const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)perm));
-    const __m256i first = _mm256_cmpgt_epi32(_mm256_set1_epi32(words), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_maskstore_epi32((int *)out, first, _mm256_permutevar8x32_epi32(v, idx));
+    const __m256i packed = _mm256_permutevar8x32_epi32(v, idx);
+    if (masked_stores) {
+        const __m256i first = _mm256_cmpgt_epi32(_mm256_set1_epi32(words), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        _mm256_maskstore_epi32((int *)b->dst, first, packed);
+        b->dst += (size_t)words * 4;
+        return;
+    }
+    _mm256_storeu_si256((__m256i *)(b->w + b->held), packed);
+    b->held += words;
+    if (b->held >= GP_AVX2_BUF) flush(b);
 }
 
 #define LANES_D 8
 #define LANES_Q 4
 #define FULL_D 0xffu
 #define FULL_Q 0xfu
-#define PUT_D(out, v, m, c) put_packed(out, v, perm_d[m], c)
-#define PUT_Q(out, v, m, c) put_packed(out, v, perm_q[m], 2 * (c))
+#define PUT_D(b, v, m, c) put_packed(b, v, perm_d[m], c)
+#define PUT_Q(b, v, m, c) put_packed(b, v, perm_q[m], 2 * (c))
 
 /* The flags of the vector's items from f (8 or 4 bytes), nonzero as set bits. */
 GP_AVX2 static inline unsigned flags_d(const uint8_t *f)
@@ -71,20 +111,28 @@ GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
 
 /*
  * The loop of every function here: whole vectors, MASK the items selected
- * (of v and i), their permutation stored at sel + k and, where rej is not
- * NULL too, the others' at rej plus the number rejected so far (i - k);
+ * (of v and i), their permutation kept for sel and, where rej is not NULL
+ * too, the others' for rej; both buffers emptied after the last whole
+ * vector, so sel + k and rej + (i - k) are again where the next items go;
  * then the last items one by one, KEEP(i) testing one. sel NULL: count only.
  */
 #define GP_AVX2_STEPS(G, MASK, KEEP)                                           \
-    for (; i + LANES_##G <= n; i += LANES_##G) {                               \
-        const __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));        \
-        const unsigned m = (MASK);                                             \
-        const int c = __builtin_popcount(m);                                   \
-        if (sel) {                                                             \
-            PUT_##G(sel + k, v, m, c);                                         \
-            if (rej) PUT_##G(rej + (i - k), v, m ^ FULL_##G, LANES_##G - c);    \
+    {                                                                          \
+        outbuf sb, rb;                                                         \
+        sb.dst = (unsigned char *)sel, sb.held = 0;                            \
+        rb.dst = (unsigned char *)rej, rb.held = 0;                            \
+        for (; i + LANES_##G <= n; i += LANES_##G) {                           \
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));    \
+            const unsigned m = (MASK);                                         \
+            const int c = __builtin_popcount(m);                               \
+            if (sel) {                                                         \
+                PUT_##G(&sb, v, m, c);                                         \
+                if (rej) PUT_##G(&rb, v, m ^ FULL_##G, LANES_##G - c);          \
+            }                                                                  \
+            k += c;                                                            \
         }                                                                      \
-        k += c;                                                                \
+        if (sel) flush(&sb);                                                   \
+        if (rej) flush(&rb);                                                   \
     }                                                                          \
     for (; i < n; i++) {                                                       \
         const int s = (KEEP);                                                  \

@@ -23,7 +23,7 @@ static int best_path(const char *hook)
 {
     if (hook && strcmp(hook, "0") == 0) return PATH_SCALAR;
     __builtin_cpu_init();
-    if (!(hook && strcmp(hook, "avx2") == 0) && __builtin_cpu_supports("avx512f") &&
+    if (!(hook && strncmp(hook, "avx2", 4) == 0) && __builtin_cpu_supports("avx512f") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
         return PATH_AVX512;
@@ -60,8 +60,13 @@ bool gp_cpu_simd_covers(size_t size)
 
 const char *gp_cpu_select_path(void)
 {
-    static const char *const names[] = {"scalar", "avx2", "avx512"};
-    return names[select_path()];
+    switch (select_path()) {
+#if GP_CPU_SIMD_X86
+    case PATH_AVX512: return "avx512";
+    case PATH_AVX2: return gp_cpu_avx2_masked() ? "avx2 (masked stores)" : "avx2 (buffered stores)";
+#endif
+    default: return "scalar";
+    }
 }
 
 #if GP_CPU_SIMD_X86

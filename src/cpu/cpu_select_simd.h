@@ -18,12 +18,14 @@
 
 /* True where a SIMD path takes items of `size` bytes: the CPU has its
  * instructions and the environment allows it. GPUPRIM_CPU_SIMD=0 keeps the
- * scalar loops, =avx2 the AVX2 path where AVX-512 is there too (hooks: the
- * tests run every path that way). Asked once a process. */
+ * scalar loops, =avx2 takes the AVX2 path where AVX-512 is there too, and
+ * =avx2-masked or =avx2-buffered that path with the given stores (hooks:
+ * the tests run every path that way). Asked once a process. */
 bool gp_cpu_simd_covers(size_t size);
 
-/* "avx512", "avx2" (items of 4 and 8 bytes; the rest scalar) or "scalar":
- * the path the selections take in this process. */
+/* "avx512", "avx2 (masked stores)" or "avx2 (buffered stores)" (items of
+ * 4 and 8 bytes; the rest scalar), or "scalar": the path the selections
+ * take in this process. */
 const char *gp_cpu_select_path(void);
 
 #if GP_CPU_SIMD_X86
@@ -37,9 +39,11 @@ int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, c
  * not NULL. size is the item size, 1, 2, 4 or 8 bytes; sel is not NULL. */
 int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
 
-/* cpu_select_avx2.c: its tables, filled once, then the two above for items
- * of 4 and 8 bytes. */
+/* cpu_select_avx2.c: its tables and its way of storing, set once; whether
+ * that way is masked stores (else buffered ones); then the two above for
+ * items of 4 and 8 bytes. */
 void gp_cpu_avx2_init(void);
+bool gp_cpu_avx2_masked(void);
 int64_t gp_cpu_avx2_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
                              void *rej);
 int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
