@@ -3,9 +3,10 @@
  * selections; the AVX2 ones are cpu_select_avx2.c. One 64-byte vector a
  * step: 64 items of 1 byte, 32 of 2, 16 of 4 or 8 of 8. The last, partial
  * vector is read with a masked load (masked-off lanes do not fault), so no
- * step reads or writes outside the caller's ranges. The functions are compiled for
- * these instructions alone (the target attribute) and called only after
- * the CPU has been asked for them, so the library still runs everywhere.
+ * step reads or writes outside the caller's ranges. The functions are
+ * compiled for these instructions alone (the target attribute) and called
+ * only after the CPU has been asked for them, so the library still runs
+ * everywhere.
  */
 #include "cpu_select_simd.h"
 
@@ -13,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PATH_SCALAR, PATH_AVX2, PATH_AVX512 }; /* in order: the best one wins */
+/* The paths, the AVX2 one with either way of storing (cpu_select_avx2.c). */
+enum { PATH_SCALAR, PATH_AVX2_MASKED, PATH_AVX2_BUFFERED, PATH_AVX512 };
 
 #if GP_CPU_SIMD_X86
 #include <immintrin.h>
@@ -27,11 +29,12 @@ static int best_path(const char *hook)
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
         return PATH_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
-        gp_cpu_avx2_init();
-        return PATH_AVX2;
-    }
-    return PATH_SCALAR;
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("popcnt")) return PATH_SCALAR;
+    gp_cpu_avx2_init();
+    if (hook && strcmp(hook, "avx2-masked") == 0) return PATH_AVX2_MASKED;
+    if (hook && strcmp(hook, "avx2-buffered") == 0) return PATH_AVX2_BUFFERED;
+    /* vpmaskmovd to memory is microcoded on AMD before Zen 4 (42 uops, one every 12 cycles) */
+    return __builtin_cpu_is("amd") ? PATH_AVX2_BUFFERED : PATH_AVX2_MASKED;
 }
 #endif
 
@@ -55,18 +58,13 @@ static int select_path(void)
 bool gp_cpu_simd_covers(size_t size)
 {
     const int s = select_path();
-    return s == PATH_AVX512 || (s == PATH_AVX2 && (size == 4 || size == 8));
+    return s == PATH_AVX512 || (s != PATH_SCALAR && (size == 4 || size == 8));
 }
 
 const char *gp_cpu_select_path(void)
 {
-    switch (select_path()) {
-#if GP_CPU_SIMD_X86
-    case PATH_AVX512: return "avx512";
-    case PATH_AVX2: return gp_cpu_avx2_masked() ? "avx2 (masked stores)" : "avx2 (buffered stores)";
-#endif
-    default: return "scalar";
-    }
+    static const char *const names[] = {"scalar", "avx2 (masked stores)", "avx2 (buffered stores)", "avx512"};
+    return names[select_path()];
 }
 
 #if GP_CPU_SIMD_X86
@@ -182,16 +180,10 @@ static int64_t avx512_split(size_t size, const void *x, const uint8_t *f, int64_
 #define FLT_NE _CMP_NEQ_UQ
 
 /* The value in every lane. */
-static uint64_t value_bits(const void *p, size_t size)
-{
-    uint64_t u = 0;
-    memcpy(&u, p, size);
-    return u;
-}
-#define SPLAT_B(p) _mm512_set1_epi8((char)value_bits(p, 1))
-#define SPLAT_W(p) _mm512_set1_epi16((short)value_bits(p, 2))
-#define SPLAT_D(p) _mm512_set1_epi32((int)value_bits(p, 4))
-#define SPLAT_Q(p) _mm512_set1_epi64((long long)value_bits(p, 8))
+#define SPLAT_B(p) _mm512_set1_epi8((char)gp_simd_value_bits(p, 1))
+#define SPLAT_W(p) _mm512_set1_epi16((short)gp_simd_value_bits(p, 2))
+#define SPLAT_D(p) _mm512_set1_epi32((int)gp_simd_value_bits(p, 4))
+#define SPLAT_Q(p) _mm512_set1_epi64((long long)gp_simd_value_bits(p, 8))
 
 /* The six comparisons of one dtype, each its own loop (the compare's
  * immediate must be a constant). */
@@ -248,14 +240,16 @@ static int64_t avx512_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp,
 int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
                              void *rej)
 {
-    if (select_path() == PATH_AVX512) return avx512_split_if(t, x, n, cmp, value, sel, rej);
-    return gp_cpu_avx2_split_if(t, x, n, cmp, value, sel, rej);
+    const int s = select_path();
+    if (s == PATH_AVX512) return avx512_split_if(t, x, n, cmp, value, sel, rej);
+    return gp_cpu_avx2_split_if(t, x, n, cmp, value, sel, rej, s == PATH_AVX2_MASKED);
 }
 
 int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
 {
-    if (select_path() == PATH_AVX512) return avx512_split(size, x, f, n, sel, rej);
-    return gp_cpu_avx2_split(size, x, f, n, sel, rej);
+    const int s = select_path();
+    if (s == PATH_AVX512) return avx512_split(size, x, f, n, sel, rej);
+    return gp_cpu_avx2_split(size, x, f, n, sel, rej, s == PATH_AVX2_MASKED);
 }
 
 #endif

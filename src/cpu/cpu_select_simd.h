@@ -1,12 +1,14 @@
 /* Selections on x86-64 CPUs with AVX-512 (F, BW, VL and VBMI2), or with
  * AVX2 for items of 4 and 8 bytes: a vector of items is compared or tested
  * against its flags into a mask, its kept items moved to the front
- * (AVX-512's compress; AVX2's permute by a table) and written with a masked
- * store, so nothing is stored past the last one kept. cpu_select.c takes
+ * (AVX-512's compress; AVX2's permute by a table) and written by a masked
+ * store or through a buffer, so nothing is stored past the last one kept. cpu_select.c takes
  * this path wherever gp_cpu_simd_covers() says so and its scalar loops
  * elsewhere. */
 #ifndef GP_CPU_SELECT_SIMD_H
 #define GP_CPU_SELECT_SIMD_H
+
+#include <string.h>
 
 #include "cpu_backend.h"
 
@@ -39,14 +41,21 @@ int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, c
  * not NULL. size is the item size, 1, 2, 4 or 8 bytes; sel is not NULL. */
 int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
 
-/* cpu_select_avx2.c: its tables and its way of storing, set once; whether
- * that way is masked stores (else buffered ones); then the two above for
- * items of 4 and 8 bytes. */
+/* cpu_select_avx2.c: its tables, filled once; then the two above for items
+ * of 4 and 8 bytes, storing by masked stores or else through a buffer. */
 void gp_cpu_avx2_init(void);
-bool gp_cpu_avx2_masked(void);
 int64_t gp_cpu_avx2_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
-                             void *rej);
-int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
+                             void *rej, bool masked);
+int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej,
+                          bool masked);
+
+/* The comparison value's bits, for broadcasting into every lane. */
+static inline uint64_t gp_simd_value_bits(const void *p, size_t size)
+{
+    uint64_t u = 0;
+    memcpy(&u, p, size);
+    return u;
+}
 #else
 /* Not reached: gp_cpu_simd_covers() is false on these machines. */
 static inline int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value,
