@@ -46,35 +46,50 @@ bool gpt_op_defined(gp_op op, gp_dtype t)
 
 /* ------------------------------------------------------------ element access */
 
+/* Element i of b, by memcpy: b may be any caller's bytes, such as the init
+ * field of gp_scan_args, which sits at an odd offset. */
 static void put_bits(void *b, size_t size, int64_t i, uint64_t v)
 {
+    unsigned char *at = (unsigned char *)b + (size_t)i * size;
     switch (size) {
-    case 1: ((uint8_t *)b)[i] = (uint8_t)v; break;
-    case 2: ((uint16_t *)b)[i] = (uint16_t)v; break;
-    case 4: ((uint32_t *)b)[i] = (uint32_t)v; break;
-    default: ((uint64_t *)b)[i] = v; break;
+    case 1: { uint8_t x = (uint8_t)v; memcpy(at, &x, 1); break; }
+    case 2: { uint16_t x = (uint16_t)v; memcpy(at, &x, 2); break; }
+    case 4: { uint32_t x = (uint32_t)v; memcpy(at, &x, 4); break; }
+    default: memcpy(at, &v, 8); break;
     }
 }
 
 static uint64_t get_bits(const void *b, size_t size, int64_t i)
 {
+    const unsigned char *at = (const unsigned char *)b + (size_t)i * size;
     switch (size) {
-    case 1: return ((const uint8_t *)b)[i];
-    case 2: return ((const uint16_t *)b)[i];
-    case 4: return ((const uint32_t *)b)[i];
-    default: return ((const uint64_t *)b)[i];
+    case 1: { uint8_t x; memcpy(&x, at, 1); return x; }
+    case 2: { uint16_t x; memcpy(&x, at, 2); return x; }
+    case 4: { uint32_t x; memcpy(&x, at, 4); return x; }
+    default: { uint64_t x; memcpy(&x, at, 8); return x; }
     }
 }
 
 static void put_f(void *b, gp_dtype t, int64_t i, double v)
 {
-    if (t == GP_DTYPE_F32) ((float *)b)[i] = (float)v;
-    else ((double *)b)[i] = v;
+    if (t == GP_DTYPE_F32) {
+        const float x = (float)v;
+        memcpy((unsigned char *)b + (size_t)i * 4, &x, 4);
+    } else {
+        memcpy((unsigned char *)b + (size_t)i * 8, &v, 8);
+    }
 }
 
 static double get_f(const void *b, gp_dtype t, int64_t i)
 {
-    return t == GP_DTYPE_F32 ? (double)((const float *)b)[i] : ((const double *)b)[i];
+    if (t == GP_DTYPE_F32) {
+        float x;
+        memcpy(&x, (const unsigned char *)b + (size_t)i * 4, 4);
+        return (double)x;
+    }
+    double x;
+    memcpy(&x, (const unsigned char *)b + (size_t)i * 8, 8);
+    return x;
 }
 
 /* ------------------------------------------------------------------ integers */

@@ -1,0 +1,38 @@
+/*
+ * Fuzz targets for the tool's input readers: .npy arrays, text arrays,
+ * flags files and PNG images, whatever bytes a user hands them. Each target
+ * takes one input, must not crash, leak or read outside it, and checks
+ * what it can of a success: sizes inside the input, and a round trip
+ * (written back by the tool's own writer, read again, the same values).
+ *
+ * Two drivers: fuzz_replay.c (a seeded mutation run, a ctest on every
+ * build) and fuzz_libfuzzer.c (clang's libFuzzer, `make fuzz`).
+ */
+#ifndef GP_FUZZ_TARGETS_H
+#define GP_FUZZ_TARGETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Each returns 1 when the reader took the input, 0 when it refused it. */
+typedef int (*gpf_target)(const uint8_t *data, size_t size);
+
+int gpf_npy(const uint8_t *data, size_t size);
+int gpf_text(const uint8_t *data, size_t size);
+int gpf_flags(const uint8_t *data, size_t size);
+int gpf_png(const uint8_t *data, size_t size);
+
+/* Makes the flags target's scratch file; with `quiet`, also sends the
+ * tool's error messages (every refused input prints one) to /dev/null
+ * (libFuzzer keeps its own reports on stderr: it is given -close_fd_mask=2
+ * instead). Call once. */
+void gpf_setup(int quiet);
+
+/* A broken property: prints it and aborts (the drivers report the input). */
+void gpf_violation(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+
+#endif
