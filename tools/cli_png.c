@@ -3,6 +3,7 @@
 #include "cli_png.h"
 #include "cli_common.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,18 @@ static int read_png(png_io *io, const char *name, cli_image *out)
     out->pixel_bytes = (size_t)out->channels * (size_t)out->bit_depth / 8;
     size_t row_bytes = png_get_rowbytes(png, info);
     if (row_bytes != out->width * out->pixel_bytes) png_error(png, "unexpected row layout after expansion");
+    /* A header may claim any size up to 10^6 x 10^6: refuse one the file
+     * could not fill before allocating for it. Deflate expands at most
+     * 1032 times, and the expansions above at most 32 times (a 1-bit
+     * palette index to 4 bytes of RGBA), so the pixels take at most 33024
+     * bytes a byte of file. */
+    const size_t most = io->len < SIZE_MAX / 33024 ? 33024 * io->len : SIZE_MAX;
+    if (out->height > most / row_bytes) {
+        char why[160];
+        snprintf(why, sizeof why, "the header says %" PRIu32 " x %" PRIu32 " pixels, more than a %zu-byte file holds",
+                 out->width, out->height, io->len);
+        png_error(png, why);
+    }
     if (out->height > SIZE_MAX / row_bytes || !(out->pixels = malloc(row_bytes * out->height)) ||
         !(rows = malloc(out->height * sizeof *rows)))
         png_error(png, "out of host memory for the pixels");
