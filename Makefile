@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build configure demo test test-fast install clean
+.PHONY: all build configure demo test test-fast test-sanitize fuzz install clean
 
 all: build
 
@@ -31,6 +31,31 @@ test: build
 # Every test but those labelled large (past 2^31 elements).
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE large
+
+# The CPU build with AddressSanitizer and UndefinedBehaviorSanitizer (its
+# own folder), then every test but the large ones: the host code's memory
+# errors and undefined behaviour, which the plain tests may not see.
+# The emulators (label emu) are left out: they switch stacks with
+# swapcontext, which AddressSanitizer does not follow.
+test-sanitize:
+	$(MAKE) build BUILD=build-sanitize CUDA=OFF TYPE=RelWithDebInfo CMAKE_FLAGS="-DGPUPRIM_SANITIZE=ON"
+	cd build-sanitize && ctest --output-on-failure -j $(JOBS) -LE 'large|emu'
+
+# libFuzzer on the tool's input readers (tests/fuzz), FUZZ_SECONDS each,
+# with clang; what it finds lands in build-fuzz/findings (rerun one with
+# build-fuzz/tests/fuzz/fuzz_replay --target T FILE).
+FUZZ_SECONDS ?= 60
+fuzz:
+	CC=clang CXX=clang++ $(MAKE) configure BUILD=build-fuzz CUDA=OFF TYPE=RelWithDebInfo \
+	  CMAKE_FLAGS="-DGPUPRIM_FUZZ=ON -DGPUPRIM_SANITIZE=ON"
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_replay fuzz_npy fuzz_text fuzz_flags fuzz_png
+	mkdir -p build-fuzz/findings
+	for t in npy text flags png; do \
+	  mkdir -p build-fuzz/corpus/$$t && \
+	  build-fuzz/tests/fuzz/fuzz_replay --target $$t --write-seeds build-fuzz/corpus/$$t && \
+	  build-fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 \
+	    -max_len=16384 -artifact_prefix=build-fuzz/findings/$$t- build-fuzz/corpus/$$t || exit 1; \
+	done
 
 install: build
 	cmake --install $(BUILD)

@@ -4,7 +4,7 @@
 # backend required (no GPU is a failure here, not a skip), runs the CUDA
 # tests under compute-sanitizer memcheck and racecheck, then the benchmarks.
 # Logs go to $OUT (or ./gpu-check-out); the summary is printed last.
-#   scripts/gpu-check.sh [--part 1|2|3|4] [--no-bench] [--ladders-only] [--bench-args "..."]
+#   scripts/gpu-check.sh [--part 1|2|3|4|5] [--no-bench] [--ladders-only] [--bench-args "..."]
 #                        [--only REGEX]
 # The whole check takes longer than one device call (10 minutes), so it
 # comes in four, each building first (a no-op on the same warm machine,
@@ -12,7 +12,12 @@
 # test_api; --part 2 the sanitizers on test_reduce, test_scan, test_select
 # and test_transpose; --part 3 the sanitizers on persistent grids and the
 # other hooked paths, the ladders, the demo and the benchmarks; --part 4
-# the sanitizers on test_histogram. No --part: all.
+# the sanitizers on test_histogram. No --part: parts 1-4. --part 5, only
+# when asked, builds again with AddressSanitizer and UndefinedBehaviorSanitizer
+# on the host code (build-gpu-sanitize, make test-sanitize's flags; the
+# kernels are compute-sanitizer's) and runs ctest but the large tests and the
+# emulators: the CUDA backend's host paths, which no machine without a GPU
+# runs, under the host sanitizers.
 # --only REGEX runs, besides configure, build and info, only the steps whose
 # names match (grep -E): to finish a part that an earlier call's deadline
 # cut short; the summary names the filter.
@@ -34,7 +39,7 @@ matched=0 # steps --only let run: none is a failure, not an empty pass
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) part=$2; shift
-      case "$part" in 1|2|3|4) ;; *) echo "gpu-check: --part takes 1, 2, 3 or 4" >&2; exit 2 ;; esac ;;
+      case "$part" in 1|2|3|4|5) ;; *) echo "gpu-check: --part takes 1, 2, 3, 4 or 5" >&2; exit 2 ;; esac ;;
     --no-bench) bench=0 ;;
     --ladders-only) only_ladders=1; bench=0 ;; # the tool alone: ladder sanitizers and the demo
     --bench-args) bench_args=$2; shift ;;
@@ -84,7 +89,12 @@ pack() {
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 nvcc --version | tail -2 | tee -a "$out/gpu.txt"
 
-step configure cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON \
+configure=(-DCMAKE_BUILD_TYPE=Release)
+if [ "$part" = 5 ]; then
+  build=build-gpu-sanitize
+  configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON)
+fi
+step configure cmake -S . -B $build "${configure[@]}" -DGPUPRIM_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 || { pack; cat "$out/summary.txt"; exit 1; }
 target=()
 [ $only_ladders -eq 1 ] && target=(--target gpuprim)
@@ -96,9 +106,15 @@ case "$part" in
   2) first=0; third=0; fourth=0 ;;
   3) first=0; second=0; fourth=0 ;;
   4) first=0; second=0; third=0 ;;
+  5) first=0; second=0; third=0; fourth=0 ;;
 esac
 [ $only_ladders -eq 1 ] && first=0 && second=0 && fourth=0
 [ $first -eq 1 ] && step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
+# The CUDA runtime maps memory where AddressSanitizer keeps its shadow gap
+# (protect_shadow_gap=0); its allocations kept to the end of the process
+# are not leaks of ours (the tests count every allocation of the context).
+[ "$part" = 5 ] && step ctest-host-sanitizers env ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 \
+  UBSAN_OPTIONS=print_stacktrace=1 bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900 -LE 'large|emu'"
 
 # The two tools' command lines. --report-api-errors no: test_api asks for
 # more device memory than exists on purpose (DEVICE_OUT_OF_MEMORY); gpuprim
