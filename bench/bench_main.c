@@ -118,6 +118,7 @@ static int parse_list(const char *opt, const char *s, int *count, int (*item)(co
                       void *dst)
 {
     char buf[1024];
+    if (strlen(s) >= sizeof buf) return bad("%s: the list is longer than 1023 characters", opt);
     snprintf(buf, sizeof buf, "%s", s);
     *count = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

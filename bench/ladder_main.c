@@ -257,6 +257,7 @@ static int bad(const char *fmt, const char *what) { return gpb_usage_error("ladd
 static int parse_sizes(const char *s, gpl_opts *o)
 {
     char buf[1024];
+    if (strlen(s) >= sizeof buf) return bad("%s", "--sizes: the list is longer than 1023 characters");
     snprintf(buf, sizeof buf, "%s", s);
     o->nsizes = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -519,6 +519,12 @@ smoke_cases() {
     # The cpu scan, selections and partitions checked against the serial loops.
     check bench_scan_select_cpu 0 '^  partition-if +ok' \
         'OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive gpuprim bench scan,select,select-if,partition,partition-if --backend cpu --dtype i32,f32 --sizes 7,70000 --max-log2 -1 --runs 2'
+    # A list past the parser's 1023 characters is refused, not cut (a cut
+    # item could read as another size).
+    check bench_sizes_too_long 2 '^gpuprim bench: --sizes: the list is longer than 1023 characters' \
+        'gpuprim bench reduce --backend cpu --sizes "$(printf "00000000000000001024,%.0s" $(seq 60))1024"'
+    check ladder_sizes_too_long 2 '^gpuprim ladder: --sizes: the list is longer than 1023 characters' \
+        'gpuprim ladder reduce --sizes "$(printf "00000000000000001024,%.0s" $(seq 60))1024"'
     check version 0 '^gpuprim [0-9]+\.[0-9]+\.[0-9]+ \(backends built: cpu' 'gpuprim --version'
     check info_exits_0 0 '^  cpu   usable' 'gpuprim info'
     check info_cpu_bandwidth 0 '^        copy bandwidth [0-9.]+ GB/s' 'gpuprim info --backend cpu'
