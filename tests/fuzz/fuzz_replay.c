@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* open_memstream */
 #include "fuzz_targets.h"
 
+#include "cli_input.h"
 #include "cli_png.h"
 #include "harness.h"
 
@@ -276,20 +277,21 @@ static long run_target(int t, corpus *c, uint64_t seed, long iterations, int tra
     return took;
 }
 
+/* Each file whole, read as the tool reads its inputs (cli_read_file). */
 static int run_files(int t, int argc, char **argv, int first)
 {
-    static unsigned char buf[GPF_MAX_INPUT * 64];
     for (int i = first; i < argc; i++) {
-        FILE *fp = fopen(argv[i], "rb");
-        if (!fp) {
-            printf("fuzz: cannot open %s\n", argv[i]);
+        unsigned char *buf;
+        size_t n;
+        const char *name;
+        if (cli_read_file(argv[i], &buf, &n, &name) != 0) {
+            printf("fuzz: cannot read %s\n", argv[i]);
             return 2;
         }
-        const size_t n = fread(buf, 1, sizeof buf, fp);
-        fclose(fp);
         printf("fuzz: %s on %s (%zu bytes): ", targets[t].name, argv[i], n);
         fflush(stdout);
         printf("%s\n", targets[t].fn(buf, n) ? "read and checked" : "refused");
+        free(buf);
     }
     printf("fuzz: %d files passed\n", argc - first);
     return 0;
