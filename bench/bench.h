@@ -243,6 +243,25 @@ int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const voi
 int gpb_parse_int(const char *s, long long lo, long long hi, long long *out);
 /* "N" (>= 1) or "2^K" (K <= 62): 1 and *out set, or 0. */
 int gpb_parse_size(const char *s, int64_t *out);
+/* A comma list: each item goes to item(token, index, ctx), which returns 1
+ * if it took it. Empty items (",,", a trailing comma) are skipped. The list
+ * must be shorter than GPB_LIST_CHARS and hold 1 to `max` items; on
+ * GPB_LIST_BAD_ITEM the refused token is copied to `bad`. *count is the
+ * number of items taken. */
+enum { GPB_LIST_CHARS = 1024 };
+typedef enum {
+    GPB_LIST_OK,
+    GPB_LIST_TOO_LONG,
+    GPB_LIST_TOO_MANY,
+    GPB_LIST_EMPTY,
+    GPB_LIST_BAD_ITEM
+} gpb_list_status;
+gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *token, int index, void *ctx),
+                               void *ctx, int *count, char *bad, size_t bad_size);
+/* What went wrong, for a message: "the list is longer than 1023
+ * characters", "too many items", "empty list" ("" for OK and BAD_ITEM,
+ * whose message names the token). */
+const char *gpb_list_problem(gpb_list_status s);
 /* Option i of argv, "--name=value" or "--name value" with a name from
  * `known`: 1 with `name` and *val set (i advanced past a separate value),
  * or 0 with `why` set (an unknown name, a missing value). */

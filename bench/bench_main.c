@@ -114,26 +114,22 @@ static void usage(FILE *f)
 static int bad(const char *fmt, const char *what) { return gpb_usage_error("bench", fmt, what); }
 
 /* Splits a comma list; each item goes through `item`. */
-static int parse_list(const char *opt, const char *s, int *count, int (*item)(const char *, void *, int),
-                      void *dst)
+static int parse_list(const char *opt, const char *s, int *count, int (*item)(const char *, int, void *), void *dst)
 {
-    char buf[1024];
-    if (strlen(s) >= sizeof buf) return bad("%s: the list is longer than 1023 characters", opt);
-    snprintf(buf, sizeof buf, "%s", s);
-    *count = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*count == MAX_LIST) return bad("%s: too many items", opt);
-        if (!item(tok, dst, *count)) {
-            fprintf(stderr, "gpuprim bench: %s: cannot parse '%s'\n", opt, tok);
-            return GPB_ERROR;
-        }
-        (*count)++;
+    char token[GPB_LIST_CHARS], msg[160];
+    const gpb_list_status st = gpb_split_list(s, MAX_LIST, item, dst, count, token, sizeof token);
+    if (st == GPB_LIST_BAD_ITEM) {
+        fprintf(stderr, "gpuprim bench: %s: cannot parse '%s'\n", opt, token);
+        return GPB_ERROR;
     }
-    if (*count == 0) return bad("%s: empty list", opt);
+    if (st != GPB_LIST_OK) {
+        snprintf(msg, sizeof msg, "%s: %s", opt, gpb_list_problem(st));
+        return bad("%s", msg);
+    }
     return GPB_OK;
 }
 
-static int dtype_item(const char *s, void *dst, int i)
+static int dtype_item(const char *s, int i, void *dst)
 {
     if (!strcmp(s, "c16")) {
         ((gp_dtype *)dst)[i] = GPB_DTYPE_C16;
@@ -143,7 +139,7 @@ static int dtype_item(const char *s, void *dst, int i)
 }
 
 /* "ROWSxCOLS", both >= 1. */
-static int shape_item(const char *s, void *dst, int i)
+static int shape_item(const char *s, int i, void *dst)
 {
     long long r, c;
     char buf[64];
@@ -155,8 +151,8 @@ static int shape_item(const char *s, void *dst, int i)
     ((int64_t(*)[2])dst)[i][1] = c;
     return 1;
 }
-static int op_item(const char *s, void *dst, int i) { return gp_op_from_name(s, &((gp_op *)dst)[i]) == GP_STATUS_OK; }
-static int size_item(const char *s, void *dst, int i) { return gpb_parse_size(s, &((int64_t *)dst)[i]); }
+static int op_item(const char *s, int i, void *dst) { return gp_op_from_name(s, &((gp_op *)dst)[i]) == GP_STATUS_OK; }
+static int size_item(const char *s, int i, void *dst) { return gpb_parse_size(s, &((int64_t *)dst)[i]); }
 
 static int parse_args(int argc, char **argv, args *a)
 {

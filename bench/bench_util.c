@@ -209,6 +209,36 @@ int gpb_parse_size(const char *s, int64_t *out)
     return 1;
 }
 
+gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *token, int index, void *ctx),
+                               void *ctx, int *count, char *bad, size_t bad_size)
+{
+    char buf[GPB_LIST_CHARS];
+    *count = 0;
+    /* A longer list is refused, not cut: a cut last item could read as
+     * another value. */
+    if (strlen(s) >= sizeof buf) return GPB_LIST_TOO_LONG;
+    memcpy(buf, s, strlen(s) + 1);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*count == max) return GPB_LIST_TOO_MANY;
+        if (!item(tok, *count, ctx)) {
+            snprintf(bad, bad_size, "%s", tok);
+            return GPB_LIST_BAD_ITEM;
+        }
+        (*count)++;
+    }
+    return *count ? GPB_LIST_OK : GPB_LIST_EMPTY;
+}
+
+const char *gpb_list_problem(gpb_list_status s)
+{
+    switch (s) {
+    case GPB_LIST_TOO_LONG: return "the list is longer than 1023 characters";
+    case GPB_LIST_TOO_MANY: return "too many items";
+    case GPB_LIST_EMPTY: return "empty list";
+    default: return "";
+    }
+}
+
 int gpb_option(int argc, char **argv, int *i, const char *const *known, size_t nknown, char *name,
                size_t name_size, const char **val, char *why, size_t why_size)
 {

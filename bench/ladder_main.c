@@ -254,19 +254,25 @@ static void usage(FILE *f)
 static int bad(const char *fmt, const char *what) { return gpb_usage_error("ladder", fmt, what); }
 
 
+/* A size for --sizes, at most 2^40 elements. */
+static int size_item(const char *s, int i, void *dst)
+{
+    int64_t v;
+    if (!gpb_parse_size(s, &v) || v > INT64_C(1) << 40) return 0;
+    ((int64_t *)dst)[i] = v;
+    return 1;
+}
+
 static int parse_sizes(const char *s, gpl_opts *o)
 {
-    char buf[1024];
-    if (strlen(s) >= sizeof buf) return bad("%s", "--sizes: the list is longer than 1023 characters");
-    snprintf(buf, sizeof buf, "%s", s);
-    o->nsizes = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int64_t v;
-        if (!gpb_parse_size(tok, &v) || v > INT64_C(1) << 40) return bad("--sizes: cannot parse '%s'", tok);
-        if (o->nsizes == (int)(sizeof o->sizes / sizeof o->sizes[0])) return bad("%s", "--sizes: too many items");
-        o->sizes[o->nsizes++] = v;
+    char token[GPB_LIST_CHARS], msg[160];
+    const int max = (int)(sizeof o->sizes / sizeof o->sizes[0]);
+    const gpb_list_status st = gpb_split_list(s, max, size_item, o->sizes, &o->nsizes, token, sizeof token);
+    if (st == GPB_LIST_BAD_ITEM) return bad("--sizes: cannot parse '%s'", token);
+    if (st != GPB_LIST_OK) {
+        snprintf(msg, sizeof msg, "--sizes: %s", gpb_list_problem(st));
+        return bad("%s", msg);
     }
-    if (o->nsizes == 0) return bad("%s", "--sizes: empty list");
     return GPB_OK;
 }
 
