@@ -110,8 +110,8 @@ typedef enum gp_dtype {
 GP_API size_t gp_dtype_size(gp_dtype t);
 /* "i8", "u8", ... "f64"; NULL for an unknown dtype. */
 GP_API const char *gp_dtype_name(gp_dtype t);
-/* Parses a name as printed by gp_dtype_name (also "int32", "float32" style).
- * GP_STATUS_INVALID_DTYPE if the name is unknown. */
+/* Parses a name as printed by gp_dtype_name (also "int32", "float32" style),
+ * in any case. GP_STATUS_INVALID_DTYPE if the name is unknown. */
 GP_API gp_status gp_dtype_from_name(const char *name, gp_dtype *out);
 
 /* ---------------------------------------------------------- operations */
@@ -128,7 +128,8 @@ typedef enum gp_op {
 
 /* "sum", "prod", ...; NULL for an unknown op. */
 GP_API const char *gp_op_name(gp_op op);
-/* GP_STATUS_INVALID_OP if the name is unknown. */
+/* A name as gp_op_name prints it, in any case; GP_STATUS_INVALID_OP if the
+ * name is unknown. */
 GP_API gp_status gp_op_from_name(const char *name, gp_op *out);
 
 /* --------------------------------------------------------------- backends */
@@ -360,6 +361,8 @@ typedef enum gp_cmp {
 
 /* "lt", "le", "gt", "ge", "eq", "ne"; NULL for an unknown value. */
 GP_API const char *gp_cmp_name(gp_cmp c);
+/* A name as gp_cmp_name prints it, in any case; GP_STATUS_INVALID_ARGUMENT
+ * if the name is unknown. */
 GP_API gp_status gp_cmp_from_name(const char *name, gp_cmp *out);
 
 /*

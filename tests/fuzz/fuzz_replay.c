@@ -6,7 +6,7 @@
  * target. Deterministic from the seed it prints, so a failure is rerun
  * with --seed S --target T --trace, which names each input before it runs.
  *
- *   fuzz_replay [--seed S] [--iterations N] [--target npy|text|flags|png] [--trace]
+ *   fuzz_replay [--seed S] [--iterations N] [--target npy|text|flags|png|args] [--trace]
  *   fuzz_replay --target T FILE...      run T on each file (a libFuzzer find)
  *   fuzz_replay --target T --write-seeds DIR   T's seeds as files (libFuzzer's corpus)
  */
@@ -109,6 +109,39 @@ static void text_seeds(corpus *c)
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) add_seed(c, texts[i].p, texts[i].n);
 }
 
+/* Command lines, "verb|arg|arg...": the verb becomes the target's first
+ * byte, each '|' a NUL (list: the bench's and ladder's comma lists). */
+static void args_seeds(corpus *c)
+{
+    static const char *const lines[] = {
+        "info|--no-bandwidth|--json",
+        "gen|--dtype|f32|--n|2^20|--dist|constant|--value|-1.5e-3|--seed|0x2a|-o|x.npy",
+        "gen|--dtype=u64|--n=18446744073709551615|--seed=-1|-ox.txt",
+        "reduce|--op|max|--out-dtype|i64|--dtype|i16|--backend|cpu|in.txt",
+        "scan|--op|xor|--exclusive|--init|-128|--dtype|i8|in.npy|-o|out.npy|--json",
+        "scan|--op=prod|--init=nan|--out-dtype=f64|--|-in.npy|-o|-",
+        "select|--flags|f.npy|in.npy|-o|out.npy",
+        "select|--if|ge:-0.0|--dtype|f32|in.txt|-o|out.txt|--backend=cuda",
+        "partition|--if|ne:9223372036854775807|in.npy|-o|out.npy",
+        "stalin|--descending|--json|in.npy|-o|out.npy",
+        "count|--if|lt:2^8|--dtype|u8|in.txt",
+        "histogram|--bins|2^20|--range|0:1|--plot|h.png|-o|h.npy|in.npy",
+        "transpose|--rotate|270|--flip|v|in.png|-o|out.png",
+        "demo|--n|2^10|--runs|3|--seed|2026",
+        "list|1,2^40,1000000|2^62,,9223372036854775807|0,-1,2^63|2^5x,+3, 4",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        unsigned char buf[256];
+        const char *bar = strchr(lines[i], '|');
+        char verb[16];
+        snprintf(verb, sizeof verb, "%.*s", (int)(bar - lines[i]), lines[i]);
+        buf[0] = (unsigned char)gpf_args_choice(verb);
+        size_t n = 1;
+        for (const char *p = bar + 1; *p; p++) buf[n++] = *p == '|' ? 0 : (unsigned char)*p;
+        add_seed(c, buf, n);
+    }
+}
+
 #ifdef GPUPRIM_HAVE_PNG
 typedef struct png_out {
     unsigned char buf[GPF_MAX_INPUT];
@@ -183,7 +216,8 @@ static void png_seeds(corpus *c, gpt_rng *r)
 /* ------------------------------------------------------------- mutations */
 
 static const unsigned char interesting[] = {0,   1,   0x7f, 0x80, 0xff, '0', '9', '(', ')', ',', '\'', '"', ' ',
-                                            '\n', '{', '}',  ':',  '-',  '.', 'e', 'L', 'i', 'n', 'f',  'T', '<'};
+                                            '\n', '{', '}',  ':',  '-',  '.', 'e', 'L', 'i', 'n', 'f',  'T', '<',
+                                            '^',  '=', 'x'};
 
 static size_t mutate(unsigned char *p, size_t n, gpt_rng *r)
 {
@@ -246,7 +280,7 @@ static void on_crash(int sig)
 static const struct {
     const char *name;
     gpf_target fn;
-} targets[] = {{"npy", gpf_npy}, {"text", gpf_text}, {"flags", gpf_flags}, {"png", gpf_png}};
+} targets[] = {{"npy", gpf_npy}, {"text", gpf_text}, {"flags", gpf_flags}, {"png", gpf_png}, {"args", gpf_args}};
 enum { TARGET_COUNT = sizeof targets / sizeof targets[0] };
 
 /* Runs the seeds, then `iterations` mutants; returns how many inputs the
@@ -328,7 +362,7 @@ int main(int argc, char **argv)
             for (int t = 0; t < TARGET_COUNT; t++)
                 if (!strcmp(argv[i], targets[t].name)) only = t;
             if (only < 0) {
-                printf("fuzz: no target '%s' (npy, text, flags, png)\n", argv[i]);
+                printf("fuzz: no target '%s' (npy, text, flags, png, args)\n", argv[i]);
                 return 2;
             }
         } else if (argv[i][0] != '-') {
@@ -356,17 +390,18 @@ int main(int argc, char **argv)
         return run_files(only, argc, argv, files);
     }
 
-    static corpus npy, text, flags, png;
+    static corpus npy, text, flags, png, args;
     gpt_rng r = {gpt_derive(seed, 99, 0, 0, 0)};
     npy_seeds(&npy, &r);
     text_seeds(&text);
+    args_seeds(&args);
 #ifdef GPUPRIM_HAVE_PNG
     png_seeds(&png, &r);
 #endif
     /* Flags files are .npy or text (without the text target's dtype byte). */
     for (int i = 0; i < npy.count; i++) add_seed(&flags, npy.seeds[i].p, npy.seeds[i].n);
     for (int i = 0; i < text.count; i++) add_seed(&flags, text.seeds[i].p + 1, text.seeds[i].n - 1);
-    corpus *for_target[TARGET_COUNT] = {&npy, &text, &flags, &png};
+    corpus *for_target[TARGET_COUNT] = {&npy, &text, &flags, &png, &args};
     if (seed_dir) {
         if (only < 0) {
             printf("fuzz: --write-seeds needs --target\n");

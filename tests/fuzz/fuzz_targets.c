@@ -66,9 +66,7 @@ static void touch(const void *p, size_t bytes)
     sink ^= acc;
 }
 
-/* Bit-exact, but any NaN equals any NaN of the same dtype (text keeps no
- * NaN payloads). */
-static int same_value(const void *a, const void *b, gp_dtype t)
+int gpf_same_value(const void *a, const void *b, gp_dtype t)
 {
     if (t == GP_DTYPE_F32) {
         float x, y;
@@ -152,7 +150,7 @@ int gpf_text(const uint8_t *data, size_t size)
             cli_format_value(v, a.dtype, text, sizeof text);
             if (cli_parse_value(text, a.dtype, back, err, sizeof err) != 0)
                 gpf_violation("text: value %lld printed as '%s' does not read back: %s", (long long)i, text, err);
-            if (!same_value(v, back, a.dtype))
+            if (!gpf_same_value(v, back, a.dtype))
                 gpf_violation("text: value %lld printed as '%s' reads back differently", (long long)i, text);
         }
         cli_array_free(&a);

@@ -1,6 +1,7 @@
 /*
  * Fuzz targets for the tool's input readers: .npy arrays, text arrays,
- * flags files and PNG images, whatever bytes a user hands them. Each target
+ * flags files and PNG images, whatever bytes a user hands them; and for
+ * its command lines. Each target
  * takes one input, must not crash, leak or read outside it, and checks
  * what it can of a success: sizes inside the input, and a round trip
  * (written back by the tool's own writer, read again, the same values).
@@ -10,6 +11,8 @@
  */
 #ifndef GP_FUZZ_TARGETS_H
 #define GP_FUZZ_TARGETS_H
+
+#include "gpuprim.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +24,14 @@ int gpf_npy(const uint8_t *data, size_t size);
 int gpf_text(const uint8_t *data, size_t size);
 int gpf_flags(const uint8_t *data, size_t size);
 int gpf_png(const uint8_t *data, size_t size);
+/* The tool's command lines (fuzz_args.c): the first byte picks the verb,
+ * gpf_args_choice("scan") gives it (an unknown name: the comma lists). */
+int gpf_args(const uint8_t *data, size_t size);
+int gpf_args_choice(const char *verb);
+
+/* Bit-exact, but any NaN equals any NaN of the same dtype (text keeps no
+ * NaN payloads). */
+int gpf_same_value(const void *a, const void *b, gp_dtype t);
 
 /* Makes the flags target's scratch file; with `quiet`, also sends the
  * tool's error messages (every refused input prints one) to /dev/null

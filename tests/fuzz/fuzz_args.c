@@ -1,0 +1,205 @@
+/*
+ * The args target: the tool's command lines. The first byte picks a verb
+ * (or, past the last, the bench's and ladder's comma lists); the rest,
+ * split at NUL bytes, is argv. Nothing runs: the verb's options are parsed
+ * (cli_parse_args) and every argument goes through every value parser, and
+ * what they take must hold together (pointers into argv, values that print
+ * and parse back the same).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "fuzz_targets.h"
+
+#include "bench.h"
+#include "cli_common.h"
+#include "cli_values.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h> /* strncasecmp: the library's names ignore case */
+
+/* The verbs whose options cli_parse_args reads (bench and ladder parse
+ * their own: their lists are the last choice). */
+static const cli_verb *const parsed_verbs[] = {
+    &cli_verb_info,  &cli_verb_gen,   &cli_verb_reduce,    &cli_verb_scan,      &cli_verb_select, &cli_verb_partition,
+    &cli_verb_stalin, &cli_verb_count, &cli_verb_histogram, &cli_verb_transpose, &cli_verb_demo,
+};
+enum { PARSED_VERBS = sizeof parsed_verbs / sizeof parsed_verbs[0], MAX_ARGS = 32, MAX_LIST_ITEMS = 64 };
+
+int gpf_args_choice(const char *verb)
+{
+    for (int i = 0; i < PARSED_VERBS; i++)
+        if (!strcmp(parsed_verbs[i]->name, verb)) return i;
+    return PARSED_VERBS;
+}
+
+/* The value parsers on one argument: what they take prints and parses back
+ * to the same value. */
+static void check_values(const char *text)
+{
+    int64_t i64, again64;
+    char buf[64];
+    if (cli_parse_int64_option(text, "--n", INT64_MIN, INT64_MAX, &i64) == CLI_EXIT_OK) {
+        snprintf(buf, sizeof buf, "%" PRId64, i64);
+        if (cli_parse_int64_option(buf, "--n", INT64_MIN, INT64_MAX, &again64) != CLI_EXIT_OK || again64 != i64)
+            gpf_violation("args: '%s' read as %" PRId64 ", which does not read back", text, i64);
+        if (!strncmp(text, "2^", 2) && (i64 <= 0 || (i64 & (i64 - 1))))
+            gpf_violation("args: '%s' read as %" PRId64 ", not a power of two", text, i64);
+    }
+    uint64_t u64, againu;
+    if (cli_parse_uint64_option(text, "--seed", &u64) == CLI_EXIT_OK) {
+        snprintf(buf, sizeof buf, "%" PRIu64, u64);
+        if (cli_parse_uint64_option(buf, "--seed", &againu) != CLI_EXIT_OK || againu != u64)
+            gpf_violation("args: seed '%s' read as %" PRIu64 ", which does not read back", text, u64);
+    }
+    if (gpb_parse_size(text, &i64)) {
+        snprintf(buf, sizeof buf, "%" PRId64, i64);
+        if (i64 < 1 || !gpb_parse_size(buf, &again64) || again64 != i64)
+            gpf_violation("args: size '%s' read as %" PRId64 ", which does not read back", text, i64);
+    }
+    gp_dtype t, again_t;
+    if (cli_parse_dtype_option(text, "--dtype", &t) == CLI_EXIT_OK) {
+        const char *name = gp_dtype_name(t);
+        if (!name || gp_dtype_size(t) == 0 || cli_parse_dtype_option(name, "--dtype", &again_t) != CLI_EXIT_OK ||
+            again_t != t)
+            gpf_violation("args: dtype '%s' read as %d, whose name does not read back", text, (int)t);
+    }
+    gp_op op, again_op;
+    if (cli_parse_op_option(text, "--op", &op) == CLI_EXIT_OK) {
+        const char *name = gp_op_name(op);
+        if (!name || cli_parse_op_option(name, "--op", &again_op) != CLI_EXIT_OK || again_op != op)
+            gpf_violation("args: op '%s' read as %d, whose name does not read back", text, (int)op);
+    }
+    gp_cmp cmp;
+    const char *value = NULL;
+    if (cli_parse_if_option(text, &cmp, &value) == CLI_EXIT_OK) {
+        const char *colon = strchr(text, ':');
+        const char *name = gp_cmp_name(cmp);
+        if (!colon || value != colon + 1 || !*value || !name || strlen(name) != (size_t)(colon - text) ||
+            strncasecmp(text, name, strlen(name)) != 0)
+            gpf_violation("args: --if '%s' read as %s with the value at offset %td", text, name ? name : "(no name)",
+                          value ? value - text : -1);
+    }
+    for (int d = 1; d <= 10; d++) {
+        unsigned char v[8], back[8];
+        char err[300], shown[64];
+        if (cli_parse_value(text, (gp_dtype)d, v, err, sizeof err) != 0) continue;
+        cli_format_value(v, (gp_dtype)d, shown, sizeof shown);
+        if (cli_parse_value(shown, (gp_dtype)d, back, err, sizeof err) != 0 || !gpf_same_value(v, back, (gp_dtype)d))
+            gpf_violation("args: '%s' as %s printed as '%s', which reads back differently", text,
+                          gp_dtype_name((gp_dtype)d), shown);
+    }
+}
+
+/* True if `p` lies inside one of the argument strings (its NUL included). */
+static int inside_argv(const char *p, int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (p >= argv[i] && p <= argv[i] + strlen(argv[i])) return 1;
+    return 0;
+}
+
+static int check_parsed(const cli_verb *verb, int argc, char **argv)
+{
+    /* --help prints the verb's help on stdout, the driver's log: not fuzzed. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 0;
+    cli_args out;
+    const int rc = cli_parse_args(verb, argc, argv, &out);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_USAGE)
+        gpf_violation("args: %s: cli_parse_args returned %d, neither OK nor a usage error", verb->name, rc);
+    for (int i = 1; i < argc; i++) check_values(argv[i]);
+    if (rc != CLI_EXIT_OK) return 0;
+
+    if (out.verb != verb || out.positional_count < verb->min_positional ||
+        out.positional_count > verb->max_positional || out.positional_count > CLI_MAX_POSITIONAL)
+        gpf_violation("args: %s: %d positional arguments (%d to %d)", verb->name, out.positional_count,
+                      verb->min_positional, verb->max_positional);
+    for (int k = 0, from = 1; k < out.positional_count; k++) {
+        while (from < argc && argv[from] != out.positional[k]) from++;
+        if (from == argc) gpf_violation("args: %s: positional %d is not an argument, in order", verb->name, k);
+        from++;
+    }
+    for (int k = 0; k < CLI_MAX_OPTS; k++) {
+        const char *v = out.values[k];
+        if (v && strcmp(v, "1") != 0 && !inside_argv(v, argc, argv))
+            gpf_violation("args: %s: option %d's value is neither a flag nor inside an argument", verb->name, k);
+    }
+    if (out.backend != GP_BACKEND_AUTO && out.backend != GP_BACKEND_CPU && out.backend != GP_BACKEND_CUDA)
+        gpf_violation("args: %s: backend %d", verb->name, (int)out.backend);
+    if (out.json != (cli_get(&out, "json") != NULL)) gpf_violation("args: %s: json %d", verb->name, out.json);
+    return 1;
+}
+
+/* The bench's and ladder's comma lists (gpb_split_list), items as sizes. */
+static int size_item(const char *token, int index, void *ctx)
+{
+    return gpb_parse_size(token, &((int64_t *)ctx)[index]);
+}
+
+static int check_list(const char *s)
+{
+    int64_t sizes[MAX_LIST_ITEMS];
+    char bad[GPB_LIST_CHARS];
+    int count = -1, items = 0, in_item = 0;
+    const gpb_list_status st = gpb_split_list(s, MAX_LIST_ITEMS, size_item, sizes, &count, bad, sizeof bad);
+    for (const char *p = s; *p; p++) {
+        items += *p != ',' && !in_item;
+        in_item = *p != ',';
+    }
+    const size_t len = strlen(s);
+    if ((st == GPB_LIST_TOO_LONG) != (len >= GPB_LIST_CHARS))
+        gpf_violation("args: a %zu-character list gave status %d", len, (int)st);
+    if (st == GPB_LIST_TOO_LONG) return 0;
+    if (st == GPB_LIST_EMPTY && items != 0) gpf_violation("args: a list of %d items read as empty", items);
+    if (st == GPB_LIST_TOO_MANY && items <= MAX_LIST_ITEMS)
+        gpf_violation("args: a list of %d items read as too many", items);
+    if (st == GPB_LIST_BAD_ITEM) {
+        int64_t v;
+        if (gpb_parse_size(bad, &v) || !strstr(s, bad))
+            gpf_violation("args: '%s' refused, but it is a size or not in the list", bad);
+        return 0;
+    }
+    if (st != GPB_LIST_OK) return 0;
+    if (count != items || count < 1 || count > MAX_LIST_ITEMS)
+        gpf_violation("args: a list of %d items read as %d", items, count);
+    for (int i = 0; i < count; i++) {
+        char buf[32];
+        int64_t again;
+        snprintf(buf, sizeof buf, "%" PRId64, sizes[i]);
+        if (!gpb_parse_size(buf, &again) || again != sizes[i])
+            gpf_violation("args: list item %d, %" PRId64 ", does not read back", i, sizes[i]);
+    }
+    return 1;
+}
+
+int gpf_args(const uint8_t *data, size_t size)
+{
+    if (size == 0) return 0;
+    const int choice = data[0] % (PARSED_VERBS + 1);
+    /* Each argument in its own allocation, so a read past its NUL shows. */
+    char *argv[MAX_ARGS + 1];
+    int argc = 0;
+    size_t at = 1;
+    argv[argc++] = strdup(choice < PARSED_VERBS ? parsed_verbs[choice]->name : "bench");
+    while (at < size && argc < MAX_ARGS) {
+        const uint8_t *end = memchr(data + at, 0, size - at);
+        const size_t len = end ? (size_t)(end - (data + at)) : size - at;
+        argv[argc] = malloc(len + 1);
+        if (!argv[argc]) gpf_violation("args: out of memory");
+        memcpy(argv[argc], data + at, len);
+        argv[argc++][len] = '\0';
+        at += len + 1;
+    }
+    argv[argc] = NULL;
+    for (int i = 0; i < argc; i++)
+        if (!argv[i]) gpf_violation("args: out of memory");
+    int took = 0;
+    if (choice < PARSED_VERBS)
+        took = check_parsed(parsed_verbs[choice], argc, argv);
+    else
+        for (int i = 1; i < argc; i++) took |= check_list(argv[i]);
+    for (int i = 0; i < argc; i++) free(argv[i]);
+    return took;
+}
