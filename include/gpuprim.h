@@ -142,6 +142,8 @@ typedef enum gp_backend {
 
 /* "auto", "cpu", "cuda"; NULL for an unknown value. */
 GP_API const char *gp_backend_name(gp_backend b);
+/* A name as gp_backend_name prints it, in any case;
+ * GP_STATUS_INVALID_BACKEND if the name is unknown. */
 GP_API gp_status gp_backend_from_name(const char *name, gp_backend *out);
 /* 1 if the backend was compiled into this library. */
 GP_API int gp_backend_built(gp_backend b);

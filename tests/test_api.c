@@ -124,6 +124,15 @@ static void test_version_and_names(gpt *t)
     CHECK(t, gp_dtype_from_name("i8", NULL) == GP_STATUS_NULL_POINTER, "NULL out");
     CHECK(t, gp_op_from_name(NULL, &dummy_op) == GP_STATUS_NULL_POINTER, "NULL name");
     CHECK(t, gp_backend_from_name(NULL, &dummy_b) == GP_STATUS_NULL_POINTER, "NULL name");
+    /* Names are read in any case, as gpuprim.h says. */
+    gp_cmp cmp = GP_CMP_LT;
+    CHECK(t, gp_dtype_from_name("I32", &dummy_t) == GP_STATUS_OK && dummy_t == GP_DTYPE_I32, "dtype 'I32'");
+    CHECK(t, gp_dtype_from_name("Float64", &dummy_t) == GP_STATUS_OK && dummy_t == GP_DTYPE_F64, "dtype 'Float64'");
+    CHECK(t, gp_op_from_name("XoR", &dummy_op) == GP_STATUS_OK && dummy_op == GP_OP_XOR, "op 'XoR'");
+    CHECK(t, gp_backend_from_name("CPU", &dummy_b) == GP_STATUS_OK && dummy_b == GP_BACKEND_CPU, "backend 'CPU'");
+    CHECK(t, gp_cmp_from_name("gE", &cmp) == GP_STATUS_OK && cmp == GP_CMP_GE, "cmp 'gE'");
+    CHECK(t, gp_cmp_from_name("g", &cmp) == GP_STATUS_INVALID_ARGUMENT && gp_cmp_from_name("ge ", &cmp) ==
+             GP_STATUS_INVALID_ARGUMENT && gp_cmp_from_name(NULL, &cmp) == GP_STATUS_NULL_POINTER, "bad cmp names");
 
     const char *op_names[] = {NULL, "sum", "prod", "min", "max", "and", "or", "xor"};
     for (int op = GP_OP_SUM; op <= GP_OP_XOR; op++) {
