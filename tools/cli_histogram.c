@@ -32,12 +32,14 @@ typedef struct hist_request {
 
 /* ------------------------------------------------------------- arguments */
 
+/* As the tool's float values (cli_values.h): a number may underflow to a
+ * subnormal or 0, but not overflow (inf must be written). */
 static int parse_double(const char *s, double *out)
 {
     char *end;
     errno = 0;
     *out = strtod(s, &end);
-    return *s && !*end && errno != ERANGE ? 0 : -1;
+    return *s && !*end && !(errno == ERANGE && isinf(*out)) ? 0 : -1;
 }
 
 static int parse_range(const char *text, double *lo, double *hi)
@@ -57,10 +59,13 @@ static int parse_range(const char *text, double *lo, double *hi)
 
 /* -------------------------------------------------------------- boundaries */
 
-/* Shortest "%.Ng" that reads back as the same double. */
+/* Shortest "%.Ng" from 15 digits that reads back as the same double (15:
+ * a shorter %g turns 10 into 1e+01). A subnormal holds fewer digits, and
+ * from 15 shows its binary value's (1e-320 as 9.99988867182683e-321), so
+ * it starts from 1. */
 static const char *format_double(double v, char *buf, size_t size)
 {
-    for (int digits = 15; digits <= 17; digits++) {
+    for (int digits = fpclassify(v) == FP_SUBNORMAL ? 1 : 15; digits <= 17; digits++) {
         snprintf(buf, size, "%.*g", digits, v);
         if (strtod(buf, NULL) == v) break;
     }
@@ -71,7 +76,13 @@ static const char *format_double(double v, char *buf, size_t size)
 static double boundary(const void *user, int64_t i)
 {
     const hist_request *r = (const hist_request *)user;
-    if (!r->edges.data) return r->lower + (r->upper - r->lower) * (double)i / (double)r->bins;
+    if (!r->edges.data) {
+        if (i == r->bins) return r->upper;
+        /* The span times i passes DBL_MAX for a span near it (--range
+         * 0:1e308): then the fraction first, which cannot overflow. */
+        const double span = r->upper - r->lower, scaled = span * (double)i;
+        return r->lower + (isfinite(scaled) ? scaled / (double)r->bins : span * ((double)i / (double)r->bins));
+    }
     const unsigned char *e = (const unsigned char *)r->edges.data + (size_t)i * gp_dtype_size(r->t);
     char buf[64];
     return strtod(cli_format_value(e, r->t, buf, sizeof buf), NULL);

@@ -278,6 +278,11 @@ golden_cases() {
     exact histogram_outputs 'histogram --bins 5 --range 0:10 -o h.npy ints.txt && cksum h.npy &&
         histogram --bins 5 --range 0:10 -o h.txt ints.txt && cat h.txt && leftovers'
     golden histogram_json 'histogram --bins 2 --range 0:10 --json ints.txt; histogram --edges e.txt --json -o x.npy ints.txt'
+    # A span near the largest double (its boundaries once printed inf), a
+    # subnormal one (its ends were refused as out of range), an overflow.
+    exact histogram_extreme_ranges 'histogram --bins 4 --range 0:1e308 ints.txt;
+        printf "1e-320\n1.5e-320\n5e-324\n2e-320\n" >tiny.txt && histogram --bins 2 --range 0:2e-320 --dtype f64 tiny.txt;
+        histogram --bins 2 --range 1:1e999 ints.txt'
     if "$GP" histogram --bins 2 --range 0:1 --plot /dev/null empty.npy 2>&1 | grep -q "without libpng"; then
         skip "histogram_plot (built without libpng)"
     else
