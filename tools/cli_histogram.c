@@ -5,7 +5,6 @@
 #include "cli_plot.h"
 #include "cli_values.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,27 +31,20 @@ typedef struct hist_request {
 
 /* ------------------------------------------------------------- arguments */
 
-/* As the tool's float values (cli_values.h): a number may underflow to a
- * subnormal or 0, but not overflow (inf must be written). */
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    return *s && !*end && !(errno == ERANGE && isinf(*out)) ? 0 : -1;
-}
-
+/* LO and HI are read as the tool's f64 values (cli_values.h): they may
+ * underflow to a subnormal or 0, but not overflow (inf must be written). */
 static int parse_range(const char *text, double *lo, double *hi)
 {
     const char *colon = strchr(text, ':');
-    char left[64];
+    char left[64], err[160];
     size_t len = colon ? (size_t)(colon - text) : 0;
-    if (!colon || len == 0 || len >= sizeof left || parse_double(colon + 1, hi) != 0)
+    if (!colon || len == 0 || len >= sizeof left ||
+        cli_parse_value(colon + 1, GP_DTYPE_F64, hi, err, sizeof err) != 0)
         return cli_usage_error("--range wants LO:HI, two numbers, e.g. --range 0:256 or --range -1.5:2.5, not '%s'",
                                text);
     memcpy(left, text, len);
     left[len] = '\0';
-    if (parse_double(left, lo) != 0)
+    if (cli_parse_value(left, GP_DTYPE_F64, lo, err, sizeof err) != 0)
         return cli_usage_error("--range wants LO:HI, two numbers, e.g. --range 0:256, not '%s'", text);
     return CLI_EXIT_OK;
 }
