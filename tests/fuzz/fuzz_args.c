@@ -182,7 +182,8 @@ int gpf_args(const uint8_t *data, size_t size)
     char *argv[MAX_ARGS + 1];
     int argc = 0;
     size_t at = 1;
-    argv[argc++] = strdup(choice < PARSED_VERBS ? parsed_verbs[choice]->name : "bench");
+    argv[argc] = strdup(choice < PARSED_VERBS ? parsed_verbs[choice]->name : "bench");
+    if (!argv[argc++]) gpf_violation("args: out of memory");
     while (at < size && argc < MAX_ARGS) {
         const uint8_t *end = memchr(data + at, 0, size - at);
         const size_t len = end ? (size_t)(end - (data + at)) : size - at;
@@ -193,8 +194,6 @@ int gpf_args(const uint8_t *data, size_t size)
         at += len + 1;
     }
     argv[argc] = NULL;
-    for (int i = 0; i < argc; i++)
-        if (!argv[i]) gpf_violation("args: out of memory");
     int took = 0;
     if (choice < PARSED_VERBS)
         took = check_parsed(parsed_verbs[choice], argc, argv);
