@@ -259,6 +259,11 @@ GP_API gp_status gp_memset(gp_ctx *ctx, void *dst, int value, size_t bytes);
 
 /* ------------------------------------------------------------- primitives */
 
+/* The most elements a call of n elements takes (2^60 - 1): no larger array of
+ * 8-byte elements fits an address space. Beyond it, and for n < 0, each call
+ * returns INVALID_SIZE. A backend may take fewer (CUDA selections: 2^38 - 1). */
+#define GP_MAX_ELEMENTS ((int64_t)((UINT64_C(1) << 60) - 1))
+
 typedef enum gp_primitive {
     GP_PRIM_REDUCE = 1,
     GP_PRIM_SCAN = 2,
@@ -298,7 +303,8 @@ GP_API int gp_supports(const gp_ctx *ctx, gp_primitive prim, gp_op op, gp_dtype 
  * - n == 0 writes the op's identity in out_t: 0 for SUM, OR, XOR; 1 for
  *   PROD; all bits set for AND; for MIN the largest value of out_t (+inf for
  *   floats); for MAX the smallest (-inf for floats).
- * Statuses: NULL_POINTER (ctx, out, or in with n > 0), INVALID_SIZE (n < 0),
+ * Statuses: NULL_POINTER (ctx, out, or in with n > 0), INVALID_SIZE (n < 0 or
+ * above GP_MAX_ELEMENTS),
  * INVALID_ARGUMENT (in or out not aligned to its element size),
  * INVALID_DTYPE, INVALID_OP, UNSUPPORTED_OP, UNSUPPORTED_DTYPE,
  * WORKSPACE_TOO_SMALL, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR,
@@ -330,7 +336,7 @@ GP_API gp_status gp_reduce_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int6
  * then be NULL). Asynchronous: on CUDA one kernel launch, each element read
  * once and written once.
  * Statuses: NULL_POINTER (ctx, or in or out with n > 0), INVALID_SIZE
- * (n < 0 or too large), INVALID_DTYPE, INVALID_OP, UNSUPPORTED_OP,
+ * (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE, INVALID_OP, UNSUPPORTED_OP,
  * UNSUPPORTED_DTYPE, INVALID_ARGUMENT (overlap, misaligned), WORKSPACE_TOO_SMALL,
  * OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
  */
@@ -380,7 +386,7 @@ GP_API gp_status gp_cmp_from_name(const char *name, gp_cmp *out);
  * rest of out is left as it was. n == 0 writes a count of 0. On CUDA each
  * call is one kernel launch; n is limited to 2^38 - 1 there.
  * Statuses: NULL_POINTER (ctx; in, out or flags with n > 0; value; both
- * count and host_count), INVALID_SIZE (n < 0 or too large), INVALID_DTYPE,
+ * count and host_count), INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE,
  * INVALID_ARGUMENT (unknown cmp or flag bits, overlaps, misaligned),
  * UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL, OUT_OF_MEMORY,
  * DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
@@ -513,7 +519,7 @@ GP_API gp_status gp_transpose(gp_ctx *ctx, const void *in, void *out, size_t ele
  * `host_count` (host memory; the call then synchronises). n == 0 counts 0.
  * `in` must be aligned to its element size.
  * Statuses: NULL_POINTER (ctx, value, in with n > 0, or both outputs),
- * INVALID_SIZE (n < 0), INVALID_DTYPE, INVALID_ARGUMENT (unknown cmp,
+ * INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE, INVALID_ARGUMENT (unknown cmp,
  * misaligned pointers, count inside the input), UNSUPPORTED_DTYPE,
  * WORKSPACE_TOO_SMALL, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR,
  * LAUNCH_FAILED.
@@ -536,8 +542,8 @@ enum {
  * overwritten (all bins, n == 0 included), or added to with
  * GP_HISTOGRAM_ACCUMULATE. Asynchronous. `in` must be aligned to its
  * element size and hist must not overlap it.
- * Statuses: NULL_POINTER (ctx, hist, in with n > 0), INVALID_SIZE (n < 0,
- * bins outside 1..2^20), INVALID_DTYPE, INVALID_ARGUMENT (not lower < upper,
+ * Statuses: NULL_POINTER (ctx, hist, in with n > 0), INVALID_SIZE (n < 0 or
+ * above GP_MAX_ELEMENTS, bins outside 1..2^20), INVALID_DTYPE, INVALID_ARGUMENT (not lower < upper,
  * either not finite, upper - lower overflowing, unknown flags, misaligned or
  * overlapping pointers), UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL,
  * OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.

@@ -411,6 +411,21 @@ static void test_reduce_errors(gpt *t, outs *o, const void *in)
                     gp_dtype_name(bad_pairs[i][1]));
     }
 
+    expect_fail(t, o, "n GP_MAX_ELEMENTS + 1", in, GP_DTYPE_I8, GP_MAX_ELEMENTS + 1, GP_OP_SUM, GP_DTYPE_I64,
+                GP_STATUS_INVALID_SIZE, "GP_MAX_ELEMENTS");
+    expect_fail(t, o, "n INT64_MAX", in, GP_DTYPE_U8, INT64_MAX, GP_OP_MAX, GP_DTYPE_U8, GP_STATUS_INVALID_SIZE,
+                "GP_MAX_ELEMENTS");
+
+    /* host_out is host memory without an alignment rule, on every backend. */
+    _Alignas(8) unsigned char room[16];
+    int64_t got = 0;
+    memset(room, 0xA5, sizeof room);
+    CHECK(t, gp_reduce_to_host(t->ctx, NULL, GP_DTYPE_I32, 0, GP_OP_MAX, room + 1, GP_DTYPE_I64) == GP_STATUS_OK,
+          "gp_reduce_to_host into a misaligned host_out: %s", gp_ctx_last_error(t->ctx));
+    memcpy(&got, room + 1, 8);
+    CHECK(t, got == INT64_MIN && room[0] == 0xA5 && room[9] == 0xA5,
+          "gp_reduce_to_host into a misaligned host_out: %lld", (long long)got);
+
     /* n == 0 with in NULL is fine and writes the identity. */
     int64_t id = 0, want = 0;
     gpt_identity(GP_OP_MIN, GP_DTYPE_I64, &want);
@@ -629,6 +644,70 @@ static void test_alloc_failures(gpt *t, const void *host_in, int64_t n)
     gpt_fail(t, "the scenario still failed with the 200th allocation failing");
 }
 
+/* ------------------------------------------- the other calls' argument rules */
+
+/* Every call of n elements refuses a misaligned input or output, a count
+ * off 8 bytes and n above GP_MAX_ELEMENTS, and writes nothing when it does;
+ * with n == 0 and NULL arrays each writes only its count of 0 (or clears
+ * the histogram). `buf` holds 64 bytes of the context's space. */
+static void test_array_rules(gpt *t, unsigned char *buf)
+{
+    const int32_t v = 0;
+    const gp_dtype i32 = GP_DTYPE_I32;
+    unsigned char *in = buf, *out = buf + 32;
+    int64_t *count = (int64_t *)(void *)(buf + 24), host = -7;
+    const int64_t big = GP_MAX_ELEMENTS + 1;
+    gp_status s;
+#define EXPECT(call, want, what)                                                                             \
+    do {                                                                                                     \
+        host = -7;                                                                                           \
+        s = (call);                                                                                          \
+        CHECK(t, s == (want) && host == -7, "%s: %s, want %s (host_count %lld)", what, gp_status_name(s),     \
+              gp_status_name(want), (long long)host);                                                        \
+    } while (0)
+    EXPECT(gp_scan_inclusive(t->ctx, in + 1, i32, 4, GP_OP_SUM, out, i32), GP_STATUS_INVALID_ARGUMENT,
+           "scan, in misaligned");
+    EXPECT(gp_scan_exclusive(t->ctx, in, i32, 4, GP_OP_SUM, NULL, out + 2, i32), GP_STATUS_INVALID_ARGUMENT,
+           "scan, out misaligned");
+    EXPECT(gp_scan_inclusive(t->ctx, in, i32, big, GP_OP_SUM, out, i32), GP_STATUS_INVALID_SIZE,
+           "scan, n above GP_MAX_ELEMENTS");
+    EXPECT(gp_select_if(t->ctx, in + 2, i32, 4, GP_CMP_GE, &v, out, NULL, &host), GP_STATUS_INVALID_ARGUMENT,
+           "select_if, in misaligned");
+    EXPECT(gp_partition_flagged(t->ctx, in, i32, 4, buf, out + 1, NULL, &host), GP_STATUS_INVALID_ARGUMENT,
+           "partition_flagged, out misaligned");
+    EXPECT(gp_select_flagged(t->ctx, in, i32, 4, buf + 16, out, (int64_t *)(void *)(buf + 20), &host),
+           GP_STATUS_INVALID_ARGUMENT, "select_flagged, count misaligned");
+    EXPECT(gp_filter_running_max(t->ctx, in + 3, i32, 4, 0, out, NULL, &host), GP_STATUS_INVALID_ARGUMENT,
+           "filter, in misaligned");
+    EXPECT(gp_partition_if(t->ctx, in, i32, big, GP_CMP_LT, &v, out, NULL, &host), GP_STATUS_INVALID_SIZE,
+           "partition_if, n above GP_MAX_ELEMENTS");
+    EXPECT(gp_count_if(t->ctx, in, GP_DTYPE_U8, big, GP_CMP_EQ, &v, NULL, &host), GP_STATUS_INVALID_SIZE,
+           "count_if, n above GP_MAX_ELEMENTS");
+    EXPECT(gp_histogram_even(t->ctx, in, GP_DTYPE_U8, big, 4, 0.0, 1.0, (uint64_t *)(void *)out, 0),
+           GP_STATUS_INVALID_SIZE, "histogram_even, n above GP_MAX_ELEMENTS");
+
+    const gp_status ok = GP_STATUS_OK;
+    host = -7;
+    s = gp_select_flagged(t->ctx, NULL, i32, 0, NULL, NULL, NULL, &host);
+    CHECK(t, s == ok && host == 0, "select_flagged, n 0, NULL arrays: %s, count %lld", gp_status_name(s),
+          (long long)host);
+    host = -7;
+    s = gp_partition_if(t->ctx, NULL, i32, 0, GP_CMP_LT, &v, NULL, NULL, &host);
+    CHECK(t, s == ok && host == 0, "partition_if, n 0, NULL arrays: %s, count %lld", gp_status_name(s),
+          (long long)host);
+    host = -7;
+    s = gp_filter_running_max(t->ctx, NULL, GP_DTYPE_F64, 0, GP_FILTER_DESCENDING, NULL, count, &host);
+    CHECK(t, s == ok && host == 0, "filter, n 0, NULL arrays: %s, count %lld", gp_status_name(s), (long long)host);
+    uint64_t hist[4] = {9, 9, 9, 9};
+    CHECK(t, gp_memset(t->ctx, out, 0xA5, 32) == ok, "memset");
+    s = gp_histogram_even(t->ctx, NULL, GP_DTYPE_F32, 0, 4, 0.0, 1.0, (uint64_t *)(void *)out, 0);
+    CHECK(t, s == ok && gp_copy_to_host(t->ctx, hist, out, 32) == ok && !hist[0] && !hist[1] && !hist[2] && !hist[3],
+          "histogram_even, n 0, in NULL: %s, counts %llu %llu %llu %llu", gp_status_name(s),
+          (unsigned long long)hist[0], (unsigned long long)hist[1], (unsigned long long)hist[2],
+          (unsigned long long)hist[3]);
+#undef EXPECT
+}
+
 int main(int argc, char **argv)
 {
     gpt t;
@@ -657,6 +736,7 @@ int main(int argc, char **argv)
     test_supports(&t, &o, zeros);
     test_workspace(&t, &o, in, h, (int64_t)bytes);
     test_alloc_failures(&t, h, t.quick ? 4099 : n);
+    test_array_rules(&t, (unsigned char *)zeros);
 
     gpt_guarded_free(&o.dev);
     gpt_guarded_free(&o.host);

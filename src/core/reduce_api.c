@@ -1,10 +1,14 @@
 /* gp_reduce: argument checks, workspace, dispatch to the backend. */
 #include "gp_internal.h"
 
+#include <string.h>
+
 /* Checks everything but the pointers; shared by the call and its size query. */
 static gp_status check_reduce(gp_ctx *ctx, const gp_reduce_args *a)
 {
     if (a->n < 0) return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is negative", (long long)a->n);
+    if (a->n > GP_MAX_ELEMENTS)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is above GP_MAX_ELEMENTS", (long long)a->n);
     if (!gp_dtype_valid(a->in_t))
         return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "input dtype %d is unknown", (int)a->in_t);
     if (!gp_dtype_valid(a->out_t))
@@ -58,7 +62,14 @@ gp_status gp_reduce_to_host(gp_ctx *ctx, const void *in, gp_dtype in_t, int64_t 
 {
     if (!ctx) return GP_STATUS_NULL_POINTER;
     if (!host_out) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "gp_reduce_to_host: host_out is NULL");
-    if (ctx->backend == GP_BACKEND_CPU) return gp_reduce(ctx, in, in_t, n, op, host_out, out_t);
+    if (ctx->backend == GP_BACKEND_CPU) {
+        /* host_out has no alignment rule (gpuprim.h), where gp_reduce's out
+         * has one: the result lands in an aligned slot first. */
+        _Alignas(8) unsigned char slot[8];
+        gp_status s = gp_reduce(ctx, in, in_t, n, op, slot, out_t);
+        if (s == GP_STATUS_OK) memcpy(host_out, slot, gp_dtype_size(out_t));
+        return s;
+    }
     if (!gp_dtype_valid(out_t))
         return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "output dtype %d is unknown", (int)out_t);
     /* The device result lands in the context's result slot, then comes back. */

@@ -12,9 +12,8 @@ static gp_status check_scan(gp_ctx *ctx, const gp_scan_args *a)
         return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "input dtype %d is unknown", (int)a->in_t);
     if (!gp_dtype_valid(a->out_t))
         return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "output dtype %d is unknown", (int)a->out_t);
-    /* Byte counts of in and out must fit a size_t (8-byte elements at most). */
-    if ((uint64_t)a->n > SIZE_MAX / 8)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is too large", (long long)a->n);
+    if (a->n > GP_MAX_ELEMENTS)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is above GP_MAX_ELEMENTS", (long long)a->n);
     if (!gp_op_valid(a->op)) return gp_set_error(ctx, GP_STATUS_INVALID_OP, "op %d is unknown", (int)a->op);
     if (!gp_op_defined_for(a->op, a->in_t))
         return gp_set_error(ctx, GP_STATUS_UNSUPPORTED_OP, "%s is not defined on %s", gp_op_name(a->op),
@@ -86,6 +85,11 @@ static gp_status scan_call(gp_ctx *ctx, const char *name, const void *in, gp_dty
     a.in = in, a.in_t = in_t, a.n = n, a.op = op, a.exclusive = exclusive, a.out = out, a.out_t = out_t;
     gp_status s = check_scan(ctx, &a);
     if (s != GP_STATUS_OK) return s;
+    /* Elements are loaded whole (on CUDA a misaligned load would end the
+     * context), so each array starts on its element size. */
+    if (!gp_aligned(in, gp_dtype_size(in_t)) || !gp_aligned(out, gp_dtype_size(out_t)))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: in or out is not aligned to its element size",
+                            name);
     /* In place means exactly in place: the same start and the same dtype. */
     size_t in_bytes = (size_t)n * gp_dtype_size(in_t), out_bytes = (size_t)n * gp_dtype_size(out_t);
     if (in == out && n > 0 && out_t != in_t)

@@ -11,12 +11,26 @@ static gp_status check_common(gp_ctx *ctx, const char *name, gp_primitive prim, 
 {
     if (n < 0) return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is negative", name, (long long)n);
     if (!gp_dtype_valid(t)) return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "%s: dtype %d is unknown", name, (int)t);
-    if ((uint64_t)n > SIZE_MAX / 8)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is too large", name, (long long)n);
+    if (n > GP_MAX_ELEMENTS)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is above GP_MAX_ELEMENTS", name, (long long)n);
     bool has = prim == GP_PRIM_FILTER ? ctx->vt->filter != NULL : ctx->vt->select != NULL;
     if (!has || !ctx->vt->supports(prim, (gp_op)0, t, t))
         return gp_set_error(ctx, GP_STATUS_UNSUPPORTED_DTYPE, "%s: the %s backend does not support %s", name,
                             gp_backend_name(ctx->backend), gp_dtype_name(t));
+    return GP_STATUS_OK;
+}
+
+/* in and out start on their element size and count on 8 bytes: each is
+ * loaded or stored whole (on CUDA a misaligned access would end the
+ * context). */
+static gp_status check_alignment(gp_ctx *ctx, const char *name, const void *in, gp_dtype t, const void *out,
+                                 const int64_t *count)
+{
+    if (!gp_aligned(in, gp_dtype_size(t)) || !gp_aligned(out, gp_dtype_size(t)))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: in or out is not aligned to its element size",
+                            name);
+    if (!gp_aligned(count, sizeof *count))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: count is not 8-byte aligned", name);
     return GP_STATUS_OK;
 }
 
@@ -61,6 +75,8 @@ static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool
     if (s != GP_STATUS_OK) return s;
     if (!flags_mode && (cmp < GP_CMP_LT || cmp > GP_CMP_NE))
         return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: comparison %d is unknown", name, (int)cmp);
+    s = check_alignment(ctx, name, in, t, out, count);
+    if (s != GP_STATUS_OK) return s;
     size_t in_bytes = (size_t)n * gp_dtype_size(t);
     s = check_overlaps(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, out, count);
     if (s != GP_STATUS_OK) return s;
@@ -119,6 +135,8 @@ gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, int64_t
     if (flags & ~(unsigned)GP_FILTER_DESCENDING)
         return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: unknown flag bits 0x%x", name,
                             flags & ~(unsigned)GP_FILTER_DESCENDING);
+    s = check_alignment(ctx, name, in, t, out, count);
+    if (s != GP_STATUS_OK) return s;
     s = check_overlaps(ctx, name, in, (size_t)n * gp_dtype_size(t), NULL, 0, out, count);
     if (s != GP_STATUS_OK) return s;
 

@@ -298,6 +298,10 @@ static void count_range(const gp_histogram_args *a, const even_p *p, int64_t lo,
 
 gp_status gp_cpu_histogram(gp_ctx *ctx, const gp_histogram_args *a, void *ws)
 {
+    if (a->n == 0) { /* in may be NULL: no pointer arithmetic on it */
+        if (!a->accumulate) clear(a->hist, a->bins);
+        return GP_STATUS_OK;
+    }
     if (is_byte(a->t)) return histogram_bytes(a, (uint64_t *)ws);
     even_p p = even_params(a);
     int nt = hist_threads(a->t, a->n, a->bins);

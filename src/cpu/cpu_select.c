@@ -319,6 +319,10 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     const sel_fns fns = find_fns(a->t);
     if (!fns.pred) return gp_set_error(ctx, GP_STATUS_INTERNAL, "cpu select: dtype %d", (int)a->t);
     const int64_t n = a->n;
+    if (n == 0) { /* in and out may be NULL: no pointer arithmetic on them */
+        *a->count = 0;
+        return GP_STATUS_OK;
+    }
     const int nthreads = thread_count(n, fns.block);
     const int64_t total = a->partition ? count_all(a, fns, nthreads) : 0;
     if (nthreads == 1) {
@@ -497,6 +501,10 @@ GP_FILT_DEF(filt_f64_desc, double, GP_KEY_NEG, -INFINITY)
 gp_status gp_cpu_filter(gp_ctx *ctx, const gp_filter_args *a, void *ws)
 {
     (void)ws;
+    if (a->n == 0) { /* in and out may be NULL: no pointer arithmetic on them */
+        *a->count = 0;
+        return GP_STATUS_OK;
+    }
     int nthreads = thread_count(a->n, GP_CPU_SEL_BLOCK);
     if (nthreads < GP_CPU_FILT_MIN_THREADS) nthreads = 1;
     int64_t c;
