@@ -41,16 +41,18 @@ test-sanitize:
 	$(MAKE) build BUILD=build-sanitize CUDA=OFF TYPE=RelWithDebInfo CMAKE_FLAGS="-DGPUPRIM_SANITIZE=ON"
 	cd build-sanitize && ctest --output-on-failure -j $(JOBS) -LE 'large|emu'
 
-# libFuzzer on the tool's input readers and command lines (tests/fuzz), FUZZ_SECONDS each,
+# libFuzzer on the tool's input readers and command lines, and on the library's calls
+# (tests/fuzz), FUZZ_SECONDS each,
 # with clang; what it finds lands in build-fuzz/findings (rerun one with
 # build-fuzz/tests/fuzz/fuzz_replay --target T FILE).
 FUZZ_SECONDS ?= 60
 fuzz:
 	CC=clang CXX=clang++ $(MAKE) configure BUILD=build-fuzz CUDA=OFF TYPE=RelWithDebInfo \
 	  CMAKE_FLAGS="-DGPUPRIM_FUZZ=ON -DGPUPRIM_SANITIZE=ON"
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_replay fuzz_npy fuzz_text fuzz_flags fuzz_png fuzz_args
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_replay fuzz_npy fuzz_text fuzz_flags fuzz_png fuzz_args \
+	  fuzz_api
 	mkdir -p build-fuzz/findings
-	for t in npy text flags png args; do \
+	for t in npy text flags png args api; do \
 	  mkdir -p build-fuzz/corpus/$$t && \
 	  build-fuzz/tests/fuzz/fuzz_replay --target $$t --write-seeds build-fuzz/corpus/$$t && \
 	  build-fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 \

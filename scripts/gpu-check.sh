@@ -9,7 +9,7 @@
 # The whole check takes longer than one device call (10 minutes), so it
 # comes in four, each building first (a no-op on the same warm machine,
 # ~150-190 s on a fresh one): --part 1 ctest and the sanitizers on
-# test_api; --part 2 the sanitizers on test_reduce, test_scan, test_select
+# test_api and the api fuzz target; --part 2 the sanitizers on test_reduce, test_scan, test_select
 # and test_transpose; --part 3 the sanitizers on persistent grids and the
 # other hooked paths, the ladders, the demo and the benchmarks; --part 4
 # the sanitizers on test_histogram. No --part: parts 1-4. --part 5, only
@@ -146,6 +146,13 @@ for t in $tests; do
   step "memcheck-$t" "${memcheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
   step "racecheck-$t" "${racecheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
 done
+# The api fuzz target's calls, valid or not, on the GPU (ctest's
+# fuzz_api_cuda runs 4000 unsanitized): its 48 seeds, then a few mutants.
+if [ $first -eq 1 ]; then
+  fuzz_api=("$build/tests/fuzz/fuzz_replay" --target api --backend cuda)
+  step memcheck-fuzz_api "${memcheck[@]}" "${fuzz_api[@]}" --iterations 300 || san_ok=1
+  step racecheck-fuzz_api "${racecheck[@]}" "${fuzz_api[@]}" --iterations 100 || san_ok=1
+fi
 
 # Persistent grids (cooperative launch, tiles staged by the bulk copy engine)
 # need more than ~400 tiles on the real device; capped at 5 resident blocks

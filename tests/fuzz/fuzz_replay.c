@@ -6,7 +6,8 @@
  * target. Deterministic from the seed it prints, so a failure is rerun
  * with --seed S --target T --trace, which names each input before it runs.
  *
- *   fuzz_replay [--seed S] [--iterations N] [--target npy|text|flags|png|args] [--trace]
+ *   fuzz_replay [--seed S] [--iterations N] [--target npy|text|flags|png|args|api] [--trace]
+ *               [--backend cpu|cuda]   (the api target's; cuda exits 77 where no GPU is usable)
  *   fuzz_replay --target T FILE...      run T on each file (a libFuzzer find)
  *   fuzz_replay --target T --write-seeds DIR   T's seeds as files (libFuzzer's corpus)
  */
@@ -140,6 +141,36 @@ static void args_seeds(corpus *c)
         for (const char *p = bar + 1; *p; p++) buf[n++] = *p == '|' ? 0 : (unsigned char)*p;
         add_seed(c, buf, n);
     }
+}
+
+/* Library calls (fuzz_api.c's byte layout): each call on valid arguments
+ * of a few dtypes and sizes, one tile and several, so that mutants start
+ * from calls that run and reach the refusals one byte away. */
+static void api_seeds(corpus *c)
+{
+    for (int kind = 0; kind < 12; kind++)
+        for (int k = 0; k < 4; k++) {
+            const unsigned t = (unsigned)(kind * 3 + k * 4) % 10, big = k % 2;
+            const unsigned char s[] = {
+                (unsigned char)kind,
+                (unsigned char)t,                     /* dtype 1 + t */
+                0,                                    /* out dtype: the same */
+                (unsigned char)(1 + (kind + k) % 4),  /* sum, prod, min, max */
+                (unsigned char)(1 + (kind + k) % 6),  /* lt .. ne */
+                (unsigned char)(big ? 0x35 : 37),     /* n: 37, or 6387 */
+                (unsigned char)(big ? 0xb5 : 0),
+                0,                                    /* every pointer its own, aligned */
+                0,
+                (unsigned char)(k * 0x15),            /* offsets */
+                (unsigned char)(k + kind),            /* the data's kind */
+                (unsigned char)(64 * k + 10),         /* flags set */
+                (unsigned char)(7 + 40 * k), 0,       /* bins */
+                (unsigned char)(k * 37),              /* range */
+                (unsigned char)(0x10 | (k << 5) | (k << 6)), /* host_count; init; value from the data */
+                (unsigned char)(k % 2),               /* flags word */
+            };
+            add_seed(c, s, sizeof s);
+        }
 }
 
 #ifdef GPUPRIM_HAVE_PNG
@@ -280,7 +311,8 @@ static void on_crash(int sig)
 static const struct {
     const char *name;
     gpf_target fn;
-} targets[] = {{"npy", gpf_npy}, {"text", gpf_text}, {"flags", gpf_flags}, {"png", gpf_png}, {"args", gpf_args}};
+} targets[] = {{"npy", gpf_npy},   {"text", gpf_text}, {"flags", gpf_flags},
+               {"png", gpf_png},   {"args", gpf_args}, {"api", gpf_api}};
 enum { TARGET_COUNT = sizeof targets / sizeof targets[0] };
 
 /* Runs the seeds, then `iterations` mutants; returns how many inputs the
@@ -346,31 +378,54 @@ static int write_seeds(const corpus *c, const char *dir)
     return 0;
 }
 
+/* The api target's backend: 0, or the exit status when it cannot be had (77
+ * for a CUDA backend that is not usable here, unless GPUPRIM_REQUIRE_CUDA=1). */
+static int select_backend(const char *name)
+{
+    gp_backend b;
+    char detail[256] = "";
+    if (gp_backend_from_name(name, &b) != GP_STATUS_OK) {
+        printf("fuzz: no backend '%s' (cpu, cuda)\n", name);
+        return 2;
+    }
+    const gp_status s = gp_backend_probe(b, detail, sizeof detail);
+    if (s != GP_STATUS_OK) {
+        const char *req = getenv("GPUPRIM_REQUIRE_CUDA");
+        const int required = b == GP_BACKEND_CUDA && req && !strcmp(req, "1");
+        printf("fuzz: %s: the %s backend: %s (%s)\n", required ? "FAILED" : "SKIPPED", name,
+               detail[0] ? detail : gp_status_string(s), gp_status_name(s));
+        return required ? 1 : 77;
+    }
+    gpf_api_backend(b);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
     long iterations = 20000;
     int only = -1, trace = 0, files = 0;
-    const char *seed_dir = NULL;
+    const char *seed_dir = NULL, *backend = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = strtol(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--trace")) trace = 1;
         else if (!strcmp(argv[i], "--write-seeds") && i + 1 < argc) seed_dir = argv[++i];
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
         else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
             ++i;
             for (int t = 0; t < TARGET_COUNT; t++)
                 if (!strcmp(argv[i], targets[t].name)) only = t;
             if (only < 0) {
-                printf("fuzz: no target '%s' (npy, text, flags, png, args)\n", argv[i]);
+                printf("fuzz: no target '%s' (npy, text, flags, png, args, api)\n", argv[i]);
                 return 2;
             }
         } else if (argv[i][0] != '-') {
             files = i;
             break;
         } else {
-            printf("usage: fuzz_replay [--seed S] [--iterations N] [--target T] [--trace] [--write-seeds DIR] "
-                   "[FILE...]\n");
+            printf("usage: fuzz_replay [--seed S] [--iterations N] [--target T] [--trace] [--backend B] "
+                   "[--write-seeds DIR] [FILE...]\n");
             return 2;
         }
     }
@@ -381,6 +436,10 @@ int main(int argc, char **argv)
     printf("fuzz: seed %" PRIu64 " (rerun: --seed %" PRIu64 "), %ld mutated inputs a target\n", seed, seed,
            iterations);
     fflush(stdout);
+    if (backend) {
+        const int rc = select_backend(backend);
+        if (rc) return rc;
+    }
     gpf_setup(1);
     if (files) {
         if (only < 0) {
@@ -390,18 +449,19 @@ int main(int argc, char **argv)
         return run_files(only, argc, argv, files);
     }
 
-    static corpus npy, text, flags, png, args;
+    static corpus npy, text, flags, png, args, api;
     gpt_rng r = {gpt_derive(seed, 99, 0, 0, 0)};
     npy_seeds(&npy, &r);
     text_seeds(&text);
     args_seeds(&args);
+    api_seeds(&api);
 #ifdef GPUPRIM_HAVE_PNG
     png_seeds(&png, &r);
 #endif
     /* Flags files are .npy or text (without the text target's dtype byte). */
     for (int i = 0; i < npy.count; i++) add_seed(&flags, npy.seeds[i].p, npy.seeds[i].n);
     for (int i = 0; i < text.count; i++) add_seed(&flags, text.seeds[i].p + 1, text.seeds[i].n - 1);
-    corpus *for_target[TARGET_COUNT] = {&npy, &text, &flags, &png, &args};
+    corpus *for_target[TARGET_COUNT] = {&npy, &text, &flags, &png, &args, &api};
     if (seed_dir) {
         if (only < 0) {
             printf("fuzz: --write-seeds needs --target\n");

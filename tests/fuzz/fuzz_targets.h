@@ -1,7 +1,7 @@
 /*
  * Fuzz targets for the tool's input readers: .npy arrays, text arrays,
- * flags files and PNG images, whatever bytes a user hands them; and for
- * its command lines. Each target
+ * flags files and PNG images, whatever bytes a user hands them; for its
+ * command lines; and for the library's calls themselves. Each target
  * takes one input, must not crash, leak or read outside it, and checks
  * what it can of a success: sizes inside the input, and a round trip
  * (written back by the tool's own writer, read again, the same values).
@@ -28,6 +28,12 @@ int gpf_png(const uint8_t *data, size_t size);
  * gpf_args_choice("scan") gives it (an unknown name: the comma lists). */
 int gpf_args(const uint8_t *data, size_t size);
 int gpf_args_choice(const char *verb);
+/* The library's calls with arguments valid or not, against gpuprim.h's
+ * contract and the serial reference (fuzz_api.c). Its context is made on
+ * the first input, on the backend gpf_api_backend chose (the CPU's if
+ * none was chosen). */
+int gpf_api(const uint8_t *data, size_t size);
+void gpf_api_backend(gp_backend b);
 
 /* Bit-exact, but any NaN equals any NaN of the same dtype (text keeps no
  * NaN payloads). */
