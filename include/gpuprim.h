@@ -526,6 +526,10 @@ GP_API gp_status gp_transpose(gp_ctx *ctx, const void *in, void *out, size_t ele
  */
 GP_API gp_status gp_count_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp cmp,
                              const void *value, int64_t *count, int64_t *host_count);
+/* The workspace gp_count_if needs for n elements of t (see
+ * gp_ctx_set_workspace): on CUDA, a partial count a block when more than
+ * one block counts; 0 on the CPU. */
+GP_API gp_status gp_count_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, size_t *bytes);
 
 enum {
     GP_HISTOGRAM_ACCUMULATE = 1 /* add to the counts in hist instead of overwriting them */

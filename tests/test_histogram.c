@@ -602,6 +602,9 @@ static void run_errors(gpt *t)
     GPT_CHECK(t, gp_histogram_workspace_size(ctx, GP_DTYPE_I32, 64, 4, &ws) == GP_STATUS_OK, "workspace size");
     GPT_CHECK(t, gp_histogram_workspace_size(ctx, GP_DTYPE_I32, 64, 0, &ws) == GP_STATUS_INVALID_SIZE, "workspace size: 0 bins");
     GPT_CHECK(t, gp_histogram_workspace_size(ctx, GP_DTYPE_I32, 64, 4, NULL) == GP_STATUS_NULL_POINTER, "workspace size: NULL");
+    GPT_CHECK(t, gp_count_workspace_size(ctx, GP_DTYPE_I32, 64, NULL) == GP_STATUS_NULL_POINTER, "count workspace size: NULL");
+    GPT_CHECK(t, gp_count_workspace_size(ctx, GP_DTYPE_I32, -1, &ws) == GP_STATUS_INVALID_SIZE, "count workspace size: n < 0");
+    GPT_CHECK(t, gp_count_workspace_size(ctx, (gp_dtype)0, 64, &ws) == GP_STATUS_INVALID_DTYPE, "count workspace size: dtype 0");
     for (size_t tt = 0; tt < COUNT(dtypes); tt++) {
         int64_t n = 1 << 20;
         gp_dtype dt = dtypes[tt];
@@ -640,6 +643,30 @@ static void run_errors(gpt *t)
         gp_ctx_set_workspace(ctx, NULL, 0);
         gpt_guarded_free(&gw);
         gp_free(ctx, user);
+
+        /* The count's workspace the same way (on CUDA a partial count a
+         * block when several count; none on the CPU). */
+        unsigned char value[8];
+        put(value, dt, 0, 150);
+        const int64_t c_want = gp_ref_count(hbig, dt, n, GP_CMP_LT, value);
+        int64_t c_got = -1;
+        size_t cws = 0;
+        void *cuser = NULL;
+        GPT_CHECK(t, gp_count_workspace_size(ctx, dt, n, &cws) == GP_STATUS_OK, "count workspace size (%s)",
+                  gp_dtype_name(dt));
+        if (cws > 0 && gp_malloc(ctx, &cuser, cws) == GP_STATUS_OK) {
+            gp_ctx_set_workspace(ctx, cuser, cws - 1);
+            s = gp_count_if(ctx, big, dt, n, GP_CMP_LT, value, NULL, &c_got);
+            GPT_CHECK(t, s == GP_STATUS_WORKSPACE_TOO_SMALL && c_got == -1,
+                      "count, workspace one byte short (%s): %s, count %lld", gp_dtype_name(dt), gp_status_name(s),
+                      (long long)c_got);
+        }
+        gp_ctx_set_workspace(ctx, cuser, cuser ? cws : 0);
+        s = gp_count_if(ctx, big, dt, n, GP_CMP_LT, value, NULL, &c_got);
+        GPT_CHECK(t, s == GP_STATUS_OK && c_got == c_want, "count, exact workspace of %zu bytes (%s): %s, %lld of %lld",
+                  cws, gp_dtype_name(dt), gp_status_name(s), (long long)c_got, (long long)c_want);
+        gp_ctx_set_workspace(ctx, NULL, 0);
+        gp_free(ctx, cuser);
         gp_free(ctx, big);
         free(hbig);
     }

@@ -65,6 +65,17 @@ gp_status gp_count_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp
     return gp_count_finish(ctx, target, host_count);
 }
 
+gp_status gp_count_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, size_t *bytes)
+{
+    if (!ctx || !bytes) return GP_STATUS_NULL_POINTER;
+    gp_ctx *c = (gp_ctx *)ctx; /* only its error message changes */
+    gp_status s = check_common(c, "gp_count_workspace_size", GP_PRIM_COUNT, t, n);
+    if (s != GP_STATUS_OK) return s;
+    gp_count_args a = {NULL, t, n, GP_CMP_EQ, {0}, NULL};
+    *bytes = ctx->vt->count_workspace(ctx, &a);
+    return GP_STATUS_OK;
+}
+
 /* -------------------------------------------------------------- histograms */
 
 static gp_status check_bins(gp_ctx *ctx, const char *what, int64_t bins)
