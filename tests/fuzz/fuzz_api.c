@@ -14,7 +14,11 @@
  *  - inputs are only read (but an in-place scan's);
  *  - an accepted call gives the serial reference's answer bit for bit (a
  *    float sum or product only where the data makes it exact), and a
- *    selection leaves out[count..n) as it was.
+ *    selection leaves out[count..n) as it was;
+ *  - with a caller's workspace (gp_ctx_set_workspace) of the size the
+ *    call's *_workspace_size query gives, or more, the call runs; with less
+ *    it returns WORKSPACE_TOO_SMALL and writes nothing, the workspace
+ *    included past its end.
  * Each buffer is allocated for the call, in the context's space, between
  * guard bands. The context is the CPU backend's unless gpf_api_backend
  * chose another before the first input.
@@ -71,7 +75,10 @@ typedef struct api_call {
     unsigned char value[8], init[8];
     int data_kind;
     unsigned density; /* of the flags set, out of 256 */
+    int workspace;    /* a caller's workspace: W_NONE, or its size against the query's */
 } api_call;
+
+enum { W_NONE, W_EXACT, W_SHORT, W_HALF, W_EMPTY, W_MORE };
 
 /* What the model allows: `hard` statuses, one of which a call with an
  * invalid argument must return; `soft` ones it may return either way. */
@@ -391,11 +398,11 @@ static void describe(const api_call *c, char *s, size_t size)
 {
     snprintf(s, size,
              "%s(t %d, out_t %d, op %d, cmp %d, n %lld, bins %lld, flags %u, [%g, %g), in %d+%zu, out %d+%zu, "
-             "aux %d+%zu, count %d+%zu, value %d, init %d, host_count %d, host_out %d+%zu, data %d)",
+             "aux %d+%zu, count %d+%zu, value %d, init %d, host_count %d, host_out %d+%zu, data %d, workspace %d)",
              call_names[c->kind], (int)c->t, (int)c->out_t, (int)c->op, (int)c->cmp, (long long)c->n,
              (long long)c->bins, c->flags, c->lower, c->upper, c->in.buf, c->in.off, c->out.buf, c->out.off,
              c->aux.buf, c->aux.off, c->count.buf, c->count.off, c->value_given, c->init_given, c->host_count_given,
-             c->host_out_given, c->host_out_skew, c->data_kind);
+             c->host_out_given, c->host_out_skew, c->data_kind, c->workspace);
 }
 
 static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
@@ -416,6 +423,8 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
     c->density = byte(&r);
     const unsigned blo = byte(&r), bhi = byte(&r), range = byte(&r), given = byte(&r);
     const unsigned flag_bits = byte(&r);
+    const unsigned ws = byte(&r) % 12;
+    c->workspace = ws <= W_MORE ? (int)ws : W_NONE;
 
     static const unsigned odd_flags[] = {0, 1, 2, 0x80000000u};
     c->flags = flag_bits % 4 == 3 ? odd_flags[(flag_bits >> 2) % 4] : flag_bits % 2;
@@ -655,6 +664,52 @@ static void release(buffers *b)
     }
 }
 
+/* What the call's *_workspace_size query says it needs. */
+static gp_status workspace_query(const api_call *c, size_t *need)
+{
+    switch (c->kind) {
+    case C_REDUCE:
+    case C_REDUCE_TO_HOST: return gp_reduce_workspace_size(ctx, c->t, c->n, c->op, c->out_t, need);
+    case C_SCAN_INCLUSIVE:
+    case C_SCAN_EXCLUSIVE: return gp_scan_workspace_size(ctx, c->t, c->n, c->op, c->out_t, need);
+    case C_COUNT_IF: return gp_count_workspace_size(ctx, c->t, c->n, need);
+    case C_HISTOGRAM_EVEN:
+    case C_HISTOGRAM_EDGES: return gp_histogram_workspace_size(ctx, c->t, c->n, c->bins, need);
+    default: return gp_select_workspace_size(ctx, c->t, c->n, need);
+    }
+}
+
+/* Hands the context a workspace of the size c asks for (ws->ptr NULL if
+ * none) and adds its rule to the verdict. */
+static void give_workspace(const api_call *c, gpt_guarded *ws, verdict *v)
+{
+    ws->ptr = ws->base = NULL;
+    size_t need = 0;
+    const gp_status q = workspace_query(c, &need);
+    if (q != GP_STATUS_OK && !v->nh)
+        gpf_violation("api: %s's workspace query refused arguments the call must take: %s",
+                      call_names[c->kind], gp_status_name(q));
+    if (c->workspace == W_NONE) return;
+    size_t bytes = 64; /* the query refused: any size, the call fails anyway */
+    if (q == GP_STATUS_OK) {
+        switch (c->workspace) {
+        case W_EXACT: bytes = need; break;
+        case W_SHORT: bytes = need ? need - 1 : 0; break;
+        case W_HALF: bytes = need / 2; break;
+        case W_EMPTY: bytes = 0; break;
+        default: bytes = need + 64; break;
+        }
+        /* A call of n == 0 may not ask for its workspace at all. */
+        if (bytes < need) (c->n > 0 ? hard : soft)(v, GP_STATUS_WORKSPACE_TOO_SMALL);
+    } else {
+        soft(v, GP_STATUS_WORKSPACE_TOO_SMALL);
+    }
+    if (gpt_guarded_alloc(ctx, ws, bytes) != GP_STATUS_OK || gpt_guarded_poison(ws, &poison, 1) != GP_STATUS_OK)
+        gpf_violation("api: no %zu-byte workspace", bytes);
+    if (gp_ctx_set_workspace(ctx, ws->ptr, bytes) != GP_STATUS_OK)
+        gpf_violation("api: gp_ctx_set_workspace(%zu bytes): %s", bytes, gp_ctx_last_error(ctx));
+}
+
 int gpf_api(const uint8_t *data, size_t size)
 {
     setup_context();
@@ -666,7 +721,9 @@ int gpf_api(const uint8_t *data, size_t size)
 
     char what[512];
     describe(&c, what, sizeof what);
-    const verdict v = call_model(&c, c.aux.buf >= 0 ? before_at(&b, c.aux) : NULL);
+    verdict v = call_model(&c, c.aux.buf >= 0 ? before_at(&b, c.aux) : NULL);
+    gpt_guarded ws;
+    give_workspace(&c, &ws, &v);
     /* host_out has no alignment rule (gpuprim.h): it may be off by a byte. */
     _Alignas(8) unsigned char host_out_room[16];
     unsigned char *host_out = host_out_room + c.host_out_skew;
@@ -679,6 +736,13 @@ int gpf_api(const uint8_t *data, size_t size)
     memcpy(&host_count_expect, &host_count, 8);
 
     const gp_status s = run_call(&c, &b, host_out, &host_count);
+    if (ws.ptr) {
+        char why_ws[256];
+        if (!gpt_guarded_check(&ws, NULL, why_ws, sizeof why_ws))
+            gpf_violation("api: %s: the workspace's guard bands: %s", call_names[c.kind], why_ws);
+        if (gp_ctx_set_workspace(ctx, NULL, 0) != GP_STATUS_OK) gpf_violation("api: the workspace not taken back");
+        gpt_guarded_free(&ws);
+    }
     const char *name = gp_status_name(s);
     if (!strcmp(name, "UNKNOWN") || s == GP_STATUS_INTERNAL)
         gpf_violation("api: %s returned %d (%s)", what, (int)s, name);

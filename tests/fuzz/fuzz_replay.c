@@ -168,6 +168,7 @@ static void api_seeds(corpus *c)
                 (unsigned char)(k * 37),              /* range */
                 (unsigned char)(0x10 | (k << 5) | (k << 6)), /* host_count; init; value from the data */
                 (unsigned char)(k % 2),               /* flags word */
+                (unsigned char)(k == 3 ? 5 : k),      /* a caller's workspace: none, exact, short, more */
             };
             add_seed(c, s, sizeof s);
         }
