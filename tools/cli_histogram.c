@@ -35,46 +35,19 @@ typedef struct hist_request {
  * underflow to a subnormal or 0, but not overflow (inf must be written). */
 static int parse_range(const char *text, double *lo, double *hi)
 {
-    const char *colon = strchr(text, ':');
-    char left[64], err[160];
-    size_t len = colon ? (size_t)(colon - text) : 0;
-    if (!colon || len == 0 || len >= sizeof left ||
-        cli_parse_value(colon + 1, GP_DTYPE_F64, hi, err, sizeof err) != 0)
+    if (cli_parse_range(text, lo, hi) != 0)
         return cli_usage_error("--range wants LO:HI, two numbers, e.g. --range 0:256 or --range -1.5:2.5, not '%s'",
                                text);
-    memcpy(left, text, len);
-    left[len] = '\0';
-    if (cli_parse_value(left, GP_DTYPE_F64, lo, err, sizeof err) != 0)
-        return cli_usage_error("--range wants LO:HI, two numbers, e.g. --range 0:256, not '%s'", text);
     return CLI_EXIT_OK;
 }
 
 /* -------------------------------------------------------------- boundaries */
 
-/* Shortest "%.Ng" from 15 digits that reads back as the same double (15:
- * a shorter %g turns 10 into 1e+01). A subnormal holds fewer digits, and
- * from 15 shows its binary value's (1e-320 as 9.99988867182683e-321), so
- * it starts from 1. */
-static const char *format_double(double v, char *buf, size_t size)
-{
-    for (int digits = fpclassify(v) == FP_SUBNORMAL ? 1 : 15; digits <= 17; digits++) {
-        snprintf(buf, size, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    return buf;
-}
-
 /* Boundary i of the bins, as a double (for the plot's labels). */
 static double boundary(const void *user, int64_t i)
 {
     const hist_request *r = (const hist_request *)user;
-    if (!r->edges.data) {
-        if (i == r->bins) return r->upper;
-        /* The span times i passes DBL_MAX for a span near it (--range
-         * 0:1e308): then the fraction first, which cannot overflow. */
-        const double span = r->upper - r->lower, scaled = span * (double)i;
-        return r->lower + (isfinite(scaled) ? scaled / (double)r->bins : span * ((double)i / (double)r->bins));
-    }
+    if (!r->edges.data) return cli_even_boundary(r->lower, r->upper, r->bins, i);
     const unsigned char *e = (const unsigned char *)r->edges.data + (size_t)i * gp_dtype_size(r->t);
     char buf[64];
     return strtod(cli_format_value(e, r->t, buf, sizeof buf), NULL);
@@ -87,7 +60,7 @@ static const char *boundary_text(const hist_request *r, int64_t i, int json, cha
         const unsigned char *e = (const unsigned char *)r->edges.data + (size_t)i * gp_dtype_size(r->t);
         return json ? cli_format_value_json(e, r->t, buf, size) : cli_format_value(e, r->t, buf, size);
     }
-    return format_double(boundary(r, i), buf, size);
+    return cli_format_double(boundary(r, i), buf, size);
 }
 
 /* ------------------------------------------------------------------ output */
@@ -109,8 +82,8 @@ static void print_json(const hist_request *r, const gp_ctx *ctx, uint64_t counte
         for (int64_t i = 0; i <= r->bins; i++) printf("%s%s", i ? ", " : "", boundary_text(r, i, 1, buf, sizeof buf));
         printf("], ");
     } else {
-        printf("\"lower\": %s, ", format_double(r->lower, buf, sizeof buf));
-        printf("\"upper\": %s, ", format_double(r->upper, buf, sizeof buf));
+        printf("\"lower\": %s, ", cli_format_double(r->lower, buf, sizeof buf));
+        printf("\"upper\": %s, ", cli_format_double(r->upper, buf, sizeof buf));
     }
     printf("\"backend\": \"%s\", \"counted\": %" PRIu64, gp_backend_name(gp_ctx_backend(ctx)), counted);
     if (with_counts) {

@@ -164,3 +164,37 @@ const char *cli_format_value_json(const void *value, gp_dtype t, char *buf, size
 {
     return format_any(value, t, 1, buf, size);
 }
+
+int cli_parse_range(const char *text, double *lo, double *hi)
+{
+    const char *colon = strchr(text, ':');
+    char left[64], err[160];
+    double l, h;
+    const size_t len = colon ? (size_t)(colon - text) : 0;
+    if (!colon || len == 0 || len >= sizeof left || cli_parse_value(colon + 1, GP_DTYPE_F64, &h, err, sizeof err) != 0)
+        return -1;
+    memcpy(left, text, len);
+    left[len] = '\0';
+    if (cli_parse_value(left, GP_DTYPE_F64, &l, err, sizeof err) != 0) return -1;
+    *lo = l;
+    *hi = h;
+    return 0;
+}
+
+const char *cli_format_double(double v, char *buf, size_t size)
+{
+    for (int digits = fpclassify(v) == FP_SUBNORMAL ? 1 : 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+double cli_even_boundary(double lo, double hi, int64_t bins, int64_t i)
+{
+    if (i == bins) return hi;
+    /* The span times i passes DBL_MAX for a span near it (--range
+     * 0:1e308): then the fraction first, which cannot overflow. */
+    const double span = hi - lo, scaled = span * (double)i;
+    return lo + (isfinite(scaled) ? scaled / (double)bins : span * ((double)i / (double)bins));
+}

@@ -30,4 +30,18 @@ const char *cli_format_value(const void *value, gp_dtype t, char *buf, size_t si
  * strings "nan", "inf", "-inf" (JSON has no literal for them). */
 const char *cli_format_value_json(const void *value, gp_dtype t, char *buf, size_t size);
 
+/* "LO:HI" (histogram --range): two f64 values as cli_parse_value reads
+ * them. Returns 0, or -1 with *lo and *hi unset. */
+int cli_parse_range(const char *text, double *lo, double *hi);
+
+/* The shortest "%.Ng" from 15 digits that reads back as the same double
+ * (a shorter %g would turn 10 into 1e+01); from 1 digit for a subnormal,
+ * which from 15 would show its binary value's (1e-320 as
+ * 9.99988867182683e-321). */
+const char *cli_format_double(double v, char *buf, size_t size);
+
+/* Boundary i (0 to bins) of `bins` even bins over [lo, hi): lo + (hi - lo)
+ * x i / bins, finite wherever hi - lo is; boundary `bins` is hi itself. */
+double cli_even_boundary(double lo, double hi, int64_t bins, int64_t i);
+
 #endif /* CLI_VALUES_H */

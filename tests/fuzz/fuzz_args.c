@@ -14,6 +14,7 @@
 #include "cli_values.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,42 @@ int gpf_args_choice(const char *verb)
     for (int i = 0; i < PARSED_VERBS; i++)
         if (!strcmp(parsed_verbs[i]->name, verb)) return i;
     return PARSED_VERBS;
+}
+
+/* A double printed by cli_format_double reads back the same (NaN as NaN). */
+static void check_double_text(double v, const char *what, const char *text)
+{
+    char buf[64];
+    const double back = strtod(cli_format_double(v, buf, sizeof buf), NULL);
+    if (!(back == v || (isnan(back) && isnan(v))))
+        gpf_violation("args: --range '%s': the %s printed as '%s', which reads back as %.17g", text, what, buf, back);
+}
+
+/* histogram --range: what it takes prints back; where the library takes the
+ * range (lo < hi, hi - lo finite), the even boundaries the tool prints are
+ * finite, ascend from lo to hi itself and print back. */
+static void check_range(const char *text)
+{
+    double lo, hi;
+    if (cli_parse_range(text, &lo, &hi) != 0) return;
+    check_double_text(lo, "low end", text);
+    check_double_text(hi, "high end", text);
+    if (!(lo < hi) || !isfinite(hi - lo)) return;
+    static const int64_t bin_counts[] = {1, 3, 1000, 1 << 20};
+    for (size_t k = 0; k < sizeof bin_counts / sizeof bin_counts[0]; k++) {
+        const int64_t bins = bin_counts[k];
+        double prev = lo;
+        for (int64_t i = 0; i <= bins; i += i < 4 || bins - i <= 4 ? 1 : bins / 7) {
+            const double b = cli_even_boundary(lo, hi, bins, i);
+            if (!isfinite(b) || b < prev || (i == 0 && b != lo) || (i == bins && b != hi))
+                gpf_violation("args: --range '%s', %" PRId64 " bins: boundary %" PRId64 " is %.17g after %.17g", text,
+                              bins, i, b, prev);
+            check_double_text(b, "boundary", text);
+            prev = b;
+        }
+        if (cli_even_boundary(lo, hi, bins, bins) != hi)
+            gpf_violation("args: --range '%s', %" PRId64 " bins: the last boundary is not HI", text, bins);
+    }
 }
 
 /* The value parsers on one argument: what they take prints and parses back
@@ -81,6 +118,7 @@ static void check_values(const char *text)
             gpf_violation("args: --if '%s' read as %s with the value at offset %td", text, name ? name : "(no name)",
                           value ? value - text : -1);
     }
+    check_range(text);
     for (int d = 1; d <= 10; d++) {
         unsigned char v[8], back[8];
         char err[300], shown[64];

@@ -127,6 +127,8 @@ static void args_seeds(corpus *c)
         "stalin|--descending|--json|in.npy|-o|out.npy",
         "count|--if|lt:2^8|--dtype|u8|in.txt",
         "histogram|--bins|2^20|--range|0:1|--plot|h.png|-o|h.npy|in.npy",
+        "histogram|--range|0:1.5e308|--bins|3|in.txt",
+        "histogram|--range|0:2e-320|--bins|7|--range=4.9e-324:1.7976931348623157e308|in.txt",
         "transpose|--rotate|270|--flip|v|in.png|-o|out.png",
         "demo|--n|2^10|--runs|3|--seed|2026",
         "list|1,2^40,1000000|2^62,,9223372036854775807|0,-1,2^63|2^5x,+3, 4",
