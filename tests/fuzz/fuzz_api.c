@@ -1,7 +1,8 @@
 /*
  * The api target: the library's calls with arguments drawn from the input,
  * valid or not. Its first bytes choose the call, dtypes, op, comparison, n,
- * which pointers are NULL, misaligned or overlapping, and the data's kind;
+ * which pointers are NULL, misaligned or overlapping, and the data's kind
+ * (or a transpose's shape, strides, batches and flags);
  * the data comes from a generator seeded by the whole input. Every call
  * must keep gpuprim.h's contract:
  *  - a status from the table: OK exactly when every argument is valid, else
@@ -42,13 +43,14 @@ enum {
 
 typedef enum call_kind {
     C_REDUCE, C_REDUCE_TO_HOST, C_SCAN_INCLUSIVE, C_SCAN_EXCLUSIVE, C_SELECT_FLAGGED, C_SELECT_IF,
-    C_PARTITION_FLAGGED, C_PARTITION_IF, C_FILTER, C_COUNT_IF, C_HISTOGRAM_EVEN, C_HISTOGRAM_EDGES, C_KINDS
+    C_PARTITION_FLAGGED, C_PARTITION_IF, C_FILTER, C_COUNT_IF, C_HISTOGRAM_EVEN, C_HISTOGRAM_EDGES, C_TRANSPOSE,
+    C_KINDS
 } call_kind;
 
 static const char *const call_names[C_KINDS] = {
     "gp_reduce", "gp_reduce_to_host", "gp_scan_inclusive", "gp_scan_exclusive", "gp_select_flagged",
     "gp_select_if", "gp_partition_flagged", "gp_partition_if", "gp_filter_running_max", "gp_count_if",
-    "gp_histogram_even", "gp_histogram_edges"};
+    "gp_histogram_even", "gp_histogram_edges", "gp_transpose_ex"};
 
 /* The buffers a call may point into; a role's place is one of them plus an
  * offset, or NULL. */
@@ -76,6 +78,8 @@ typedef struct api_call {
     int data_kind;
     unsigned density; /* of the flags set, out of 256 */
     int workspace;    /* a caller's workspace: W_NONE, or its size against the query's */
+    gp_transpose_params tp; /* C_TRANSPOSE's; in and out are its matrices */
+    int in_place;           /* C_TRANSPOSE: 1 out = in, 2 out a few elements into in */
 } api_call;
 
 enum { W_NONE, W_EXACT, W_SHORT, W_HALF, W_EMPTY, W_MORE };
@@ -362,6 +366,81 @@ static verdict call_model(const api_call *c, const unsigned char *edges)
     return v;
 }
 
+/* gp_transpose_ex's rules, from gpuprim.h (its parameters are small here:
+ * no span overflows). */
+static bool elem_size_valid(size_t e) { return e == 1 || e == 2 || e == 4 || e == 8 || e == 16; }
+
+static int64_t or_default(int64_t v, int64_t d) { return v ? v : d; }
+
+/* The resolved layout: strides, batch and batch strides with the defaults
+ * filled in, and the spans (elements from the first to one past the last). */
+typedef struct tlayout {
+    int64_t out_rows, out_cols, is, os, batch, ibs, obs, in_span, out_span;
+    bool transposed;
+} tlayout;
+
+static tlayout resolve(const gp_transpose_params *q)
+{
+    tlayout l;
+    l.transposed = !(q->flags & GP_TRANSPOSE_NONE);
+    l.out_rows = l.transposed ? q->cols : q->rows;
+    l.out_cols = l.transposed ? q->rows : q->cols;
+    l.is = or_default(q->in_stride, q->cols);
+    l.os = or_default(q->out_stride, l.out_cols);
+    l.batch = or_default(q->batch, 1);
+    l.ibs = or_default(q->in_batch_stride, q->rows * l.is);
+    l.obs = or_default(q->out_batch_stride, l.out_rows * l.os);
+    const bool empty = q->rows <= 0 || q->cols <= 0;
+    l.in_span = empty ? 0 : (l.batch - 1) * l.ibs + (q->rows - 1) * l.is + q->cols;
+    l.out_span = empty ? 0 : (l.batch - 1) * l.obs + (l.out_rows - 1) * l.os + l.out_cols;
+    return l;
+}
+
+static verdict transpose_model(const api_call *c)
+{
+    verdict v = {.nh = 0};
+    const gp_transpose_params *q = &c->tp;
+    if (!c->value_given) { /* p itself NULL */
+        hard(&v, GP_STATUS_NULL_POINTER);
+        return v;
+    }
+    const gp_status bad = GP_STATUS_INVALID_ARGUMENT;
+    const bool e_ok = elem_size_valid(q->elem_size);
+    if (!e_ok) hard(&v, bad);
+    if (q->flags & ~7u) hard(&v, bad);
+    if (q->rows < 0 || q->cols < 0 || q->batch < 0 || q->in_stride < 0 || q->out_stride < 0 ||
+        q->in_batch_stride < 0 || q->out_batch_stride < 0) {
+        hard(&v, GP_STATUS_INVALID_SIZE);
+        return v;
+    }
+    const tlayout l = resolve(q);
+    if (l.is < q->cols || l.os < l.out_cols) hard(&v, bad);
+    if (q->rows == 0 || q->cols == 0) return v; /* nothing moves: in and out may be anything */
+    if (l.batch > 1) {
+        const int64_t one = (l.out_rows - 1) * l.os + l.out_cols;
+        const bool stacked = l.obs >= one;
+        const bool interleaved = l.obs >= l.out_cols && (l.out_rows == 1 || l.os >= (l.batch - 1) * l.obs + l.out_cols);
+        if (!stacked && !interleaved) hard(&v, bad);
+    }
+    if (c->in.buf < 0 || c->out.buf < 0) hard(&v, GP_STATUS_NULL_POINTER);
+    if (!e_ok) return v;
+    if (misaligned(c->in, q->elem_size) || misaligned(c->out, q->elem_size)) hard(&v, bad);
+    if (c->in.buf >= 0 && c->in.buf == c->out.buf) {
+        const size_t e = q->elem_size;
+        if (c->in.off == c->out.off) {
+            if ((l.transposed && q->rows != q->cols) || l.is != l.os || l.ibs != l.obs) hard(&v, bad);
+        } else if (overlaps(c->in, (size_t)l.in_span * e, c->out, (size_t)l.out_span * e)) {
+            hard(&v, bad);
+        }
+    }
+    if (e_ok && q->elem_size < 16) {
+        static const gp_dtype of_size[9] = {[1] = GP_DTYPE_U8, [2] = GP_DTYPE_U16, [4] = GP_DTYPE_U32, [8] = GP_DTYPE_U64};
+        const gp_dtype t = of_size[q->elem_size];
+        if (!gp_supports(ctx, GP_PRIM_TRANSPOSE, (gp_op)0, t, t)) hard(&v, GP_STATUS_UNSUPPORTED_DTYPE);
+    }
+    return v;
+}
+
 /* ------------------------------------------------------------- the call */
 
 typedef struct buffers {
@@ -396,6 +475,17 @@ static const unsigned char poison = 0xA5;
 
 static void describe(const api_call *c, char *s, size_t size)
 {
+    const gp_transpose_params *q = &c->tp;
+    if (c->kind == C_TRANSPOSE) {
+        snprintf(s, size,
+                 "gp_transpose_ex(elem %zu, %lld x %lld, strides %lld/%lld, batch %lld by %lld/%lld, flags %u, in %d+%zu, "
+                 "out %d+%zu, p %d)",
+                 q->elem_size, (long long)q->rows, (long long)q->cols, (long long)q->in_stride,
+                 (long long)q->out_stride, (long long)q->batch, (long long)q->in_batch_stride,
+                 (long long)q->out_batch_stride, q->flags, c->in.buf, c->in.off, c->out.buf, c->out.off,
+                 c->value_given);
+        return;
+    }
     snprintf(s, size,
              "%s(t %d, out_t %d, op %d, cmp %d, n %lld, bins %lld, flags %u, [%g, %g), in %d+%zu, out %d+%zu, "
              "aux %d+%zu, count %d+%zu, value %d, init %d, host_count %d, host_out %d+%zu, data %d, workspace %d)",
@@ -403,6 +493,54 @@ static void describe(const api_call *c, char *s, size_t size)
              (long long)c->bins, c->flags, c->lower, c->upper, c->in.buf, c->in.off, c->out.buf, c->out.off,
              c->aux.buf, c->aux.off, c->count.buf, c->count.off, c->value_given, c->init_given, c->host_count_given,
              c->host_out_given, c->host_out_skew, c->data_kind, c->workspace);
+}
+
+/* The transpose's parameters: small shapes, strides at the width or past
+ * it (or below: refused), batches of up to 3 stacked, interleaved or
+ * overlapping, flags valid or not; now and then a negative one. */
+static void decode_transpose(api_call *c, reader *r)
+{
+    gp_transpose_params *q = &c->tp;
+    static const size_t sizes[] = {1, 2, 4, 8, 16, 4, 8, 1, 2, 16, 3, 0, 32, 4, 8, 1};
+    q->elem_size = sizes[byte(r) % 16];
+    q->rows = (int64_t)(byte(r) % 40);
+    q->cols = (int64_t)(byte(r) % 40);
+    const unsigned st = byte(r), bt = byte(r), fl = byte(r), neg = byte(r), where = byte(r);
+    q->flags = fl % 16 == 15 ? 8u << (fl >> 6) : fl % 8;
+    const tlayout d = resolve(q); /* the defaults, to place strides around */
+    static const int64_t step[] = {0, 0, 1, 3, -1};
+    const int64_t is = st % 5 ? d.is + step[st % 5] : 0, os = (st / 5) % 5 ? d.os + step[(st / 5) % 5] : 0;
+    q->in_stride = is < 0 ? 0 : is;
+    q->out_stride = os < 0 ? 0 : os;
+    if (st >= 200) q->out_stride = q->in_stride ? q->in_stride : d.is; /* equal strides: in place may run */
+    q->batch = (int64_t)(bt % 4);
+    const tlayout l = resolve(q);
+    /* Batch strides: the default, one matrix further, rows interleaved
+     * (a matrix's width), too close (overlapping outputs), or the input's
+     * (as in place needs). */
+    const int64_t ibs[] = {0, l.in_span + 2, q->cols, 1};
+    q->in_batch_stride = ibs[(bt >> 2) % 4];
+    const int64_t obs[] = {0, l.out_span + 1, l.out_cols, l.out_cols > 1 ? l.out_cols - 1 : 1, resolve(q).ibs};
+    q->out_batch_stride = obs[(bt >> 4) % 8 % 5];
+    if ((bt >> 4) % 8 == 2 && l.batch > 1) q->out_stride = (l.batch - 1) * l.out_cols + l.out_cols + (bt >> 7);
+    /* In place, mostly with the equal strides and batch strides it needs, so
+     * that the shape and the flags decide. */
+    c->in_place = where % 4 == 1 ? 1 : where % 4 == 2 ? 2 : 0;
+    if (c->in_place == 1 && (where >> 2) % 4 != 0) {
+        const tlayout e = resolve(q);
+        q->out_stride = e.is;
+        q->out_batch_stride = e.ibs;
+    }
+    switch (neg % 32) {
+    case 1: q->rows = -1; break;
+    case 2: q->cols = -(int64_t)(neg >> 5) - 1; break;
+    case 3: q->batch = -1; break;
+    case 4: q->in_stride = -2; break;
+    case 5: q->out_batch_stride = -1; break;
+    default: break;
+    }
+    c->t = GP_DTYPE_U8; /* unused; keeps the generic places' sizes defined */
+    c->out_t = GP_DTYPE_U8;
 }
 
 static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
@@ -424,7 +562,8 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
     const unsigned blo = byte(&r), bhi = byte(&r), range = byte(&r), given = byte(&r);
     const unsigned flag_bits = byte(&r);
     const unsigned ws = byte(&r) % 12;
-    c->workspace = ws <= W_MORE ? (int)ws : W_NONE;
+    c->workspace = ws <= W_MORE && c->kind != C_TRANSPOSE ? (int)ws : W_NONE;
+    if (c->kind == C_TRANSPOSE) decode_transpose(c, &r);
 
     static const unsigned odd_flags[] = {0, 1, 2, 0x80000000u};
     c->flags = flag_bits % 4 == 3 ? odd_flags[(flag_bits >> 2) % 4] : flag_bits % 2;
@@ -432,7 +571,8 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
     c->bins = bhi >= 0xf0 ? odd_bins[blo % 5] : 1 + (int64_t)((blo | bhi << 8) % MAX_BINS);
     if (c->kind == C_HISTOGRAM_EDGES && bhi < 0xf0 && c->bins > 300) c->bins = 1 + c->bins % 300;
 
-    const size_t isz = gp_dtype_size(c->t) ? gp_dtype_size(c->t) : 4;
+    const size_t tsz = c->kind == C_TRANSPOSE && elem_size_valid(c->tp.elem_size) ? c->tp.elem_size : 0;
+    const size_t isz = tsz ? tsz : gp_dtype_size(c->t) ? gp_dtype_size(c->t) : 4;
     const bool hist = c->kind == C_HISTOGRAM_EVEN || c->kind == C_HISTOGRAM_EDGES;
     /* out's elements: out_t's for reduce and scan, 8-byte counts for a
      * histogram, else the input's. */
@@ -447,8 +587,11 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
     /* out inside in: at its start (an in-place scan), one element on, or
      * past in's end; hist inside in likewise. */
     const size_t alias_out = (modes2 % 4 == 0 ? 0 : modes2 % 4 == 1 ? isz : (size_t)nn * isz) + in_off;
-    c->in = choose(modes, B_IN, in_off, 1, -1, 0);
-    c->out = choose(modes >> 2, B_OUT, out_off, hist ? 4 : 1, c->kind == C_REDUCE ? -1 : B_IN, alias_out);
+    c->in = choose(modes, B_IN, in_off, isz >= 2 ? isz / 2 : 1, -1, 0);
+    c->out = choose(modes >> 2, B_OUT, out_off, hist ? 4 : isz >= 2 ? isz / 2 : 1, c->kind == C_REDUCE ? -1 : B_IN,
+                    alias_out);
+    if (c->kind == C_TRANSPOSE && c->in_place && c->in.buf >= 0)
+        c->out = (place){c->in.buf, c->in.off + (c->in_place == 2 ? isz * (1 + modes2 % 3) : 0)};
     /* flags inside in (allowed: both are read) or inside out (refused). */
     c->aux = choose(modes >> 4, B_AUX, aux_off, c->kind == C_HISTOGRAM_EDGES ? 1 : 0, (modes2 >> 2) % 2 ? B_OUT : B_IN,
                     (modes2 >> 2) % 2 ? out_off : in_off);
@@ -530,6 +673,9 @@ static void apply_reference(const api_call *c, buffers *b, const unsigned char *
         gp_ref_histogram_edges(in, c->t, c->n, c->bins, before_at(b, c->aux), (uint64_t *)(void *)expect_at(b, c->out),
                                c->flags);
         break;
+    case C_TRANSPOSE: /* from the image before the call: in place too */
+        if (c->tp.rows > 0 && c->tp.cols > 0) gp_ref_transpose(in, expect_at(b, c->out), &c->tp);
+        break;
     default: break;
     }
     if (selected >= 0) {
@@ -582,6 +728,7 @@ static gp_status run_call(const api_call *c, buffers *b, void *host_out, int64_t
         return gp_histogram_even(ctx, in, c->t, c->n, c->bins, c->lower, c->upper, (uint64_t *)out, c->flags);
     case C_HISTOGRAM_EDGES:
         return gp_histogram_edges(ctx, in, c->t, c->n, c->bins, aux, (uint64_t *)out, c->flags);
+    case C_TRANSPOSE: return gp_transpose_ex(ctx, in, out, c->value_given ? &c->tp : NULL);
     default: return GP_STATUS_INTERNAL;
     }
 }
@@ -610,6 +757,13 @@ static void prepare(api_call *c, buffers *b, gpt_rng *rng)
     const bool hist = c->kind == C_HISTOGRAM_EVEN || c->kind == C_HISTOGRAM_EDGES;
     size_t *bytes = b->bytes;
     for (int i = 0; i < BUFS; i++) bytes[i] = 1;
+    if (c->kind == C_TRANSPOSE) {
+        const tlayout l = resolve(&c->tp);
+        const size_t e = elem_size_valid(c->tp.elem_size) ? c->tp.elem_size : 1;
+        const bool sane = c->tp.rows >= 0 && c->tp.cols >= 0 && c->tp.batch >= 0 && l.in_span >= 0 && l.out_span >= 0;
+        need(bytes, c->in, sane ? (size_t)l.in_span * e : 0);
+        need(bytes, c->out, sane ? (size_t)l.out_span * e : 0);
+    }
     need(bytes, c->in, nn * isz);
     need(bytes, c->out, hist ? bins * 8 : c->kind == C_REDUCE ? osz : nn * osz);
     need(bytes, c->aux, c->kind == C_HISTOGRAM_EDGES ? (bins + 1) * isz : nn);
@@ -624,7 +778,9 @@ static void prepare(api_call *c, buffers *b, gpt_rng *rng)
     /* Data first, then the flags or edges and the prior counts, in that
      * order, so that where places share a buffer the later ones win, as
      * the call will find them. */
-    if (c->in.buf >= 0 && dtype_valid(c->t)) {
+    if (c->kind == C_TRANSPOSE && c->in.buf >= 0) { /* elements are moved, never read: any bytes */
+        for (size_t i = c->in.off; i < bytes[c->in.buf]; i++) b->before[c->in.buf][i] = (unsigned char)gpt_next(rng);
+    } else if (c->in.buf >= 0 && dtype_valid(c->t)) {
         draw_data(before_at(b, c->in), c->t, (int64_t)nn, c->data_kind, rng);
         if (c->value_from_data && nn) memcpy(c->value, before_at(b, c->in) + gpt_below(rng, nn) * isz, isz);
     }
@@ -684,6 +840,7 @@ static gp_status workspace_query(const api_call *c, size_t *need)
 static void give_workspace(const api_call *c, gpt_guarded *ws, verdict *v)
 {
     ws->ptr = ws->base = NULL;
+    if (c->kind == C_TRANSPOSE) return; /* no workspace, no query */
     size_t need = 0;
     const gp_status q = workspace_query(c, &need);
     if (q != GP_STATUS_OK && !v->nh)
@@ -721,7 +878,7 @@ int gpf_api(const uint8_t *data, size_t size)
 
     char what[512];
     describe(&c, what, sizeof what);
-    verdict v = call_model(&c, c.aux.buf >= 0 ? before_at(&b, c.aux) : NULL);
+    verdict v = c.kind == C_TRANSPOSE ? transpose_model(&c) : call_model(&c, c.aux.buf >= 0 ? before_at(&b, c.aux) : NULL);
     gpt_guarded ws;
     give_workspace(&c, &ws, &v);
     /* host_out has no alignment rule (gpuprim.h): it may be off by a byte. */

@@ -146,11 +146,12 @@ static void args_seeds(corpus *c)
 }
 
 /* Library calls (fuzz_api.c's byte layout): each call on valid arguments
- * of a few dtypes and sizes, one tile and several, so that mutants start
- * from calls that run and reach the refusals one byte away. */
+ * of a few dtypes and sizes, one tile and several, and transposes of a few
+ * shapes, so that mutants start from calls that run and reach the refusals
+ * one byte away. */
 static void api_seeds(corpus *c)
 {
-    for (int kind = 0; kind < 12; kind++)
+    for (int kind = 0; kind < 13; kind++)
         for (int k = 0; k < 4; k++) {
             const unsigned t = (unsigned)(kind * 3 + k * 4) % 10, big = k % 2;
             const unsigned char s[] = {
@@ -171,6 +172,9 @@ static void api_seeds(corpus *c)
                 (unsigned char)(0x10 | (k << 5) | (k << 6)), /* host_count; init; value from the data */
                 (unsigned char)(k % 2),               /* flags word */
                 (unsigned char)(k == 3 ? 5 : k),      /* a caller's workspace: none, exact, short, more */
+                /* The transpose's: elem_size 1, 2, 4, 8; rows, cols; strides, batches, flags */
+                (unsigned char)k, (unsigned char)(5 + 11 * k), (unsigned char)(33 - 7 * k), (unsigned char)(6 * k),
+                (unsigned char)(k * 0x15 + 2), (unsigned char)k, 0, (unsigned char)(k % 2 ? 5 : 0), /* k odd: in place */
             };
             add_seed(c, s, sizeof s);
         }
