@@ -304,9 +304,8 @@ GP_API int gp_supports(const gp_ctx *ctx, gp_primitive prim, gp_op op, gp_dtype 
  *   PROD; all bits set for AND; for MIN the largest value of out_t (+inf for
  *   floats); for MAX the smallest (-inf for floats).
  * Statuses: NULL_POINTER (ctx, out, or in with n > 0), INVALID_SIZE (n < 0 or
- * above GP_MAX_ELEMENTS),
- * INVALID_ARGUMENT (in or out not aligned to its element size),
- * INVALID_DTYPE, INVALID_OP, UNSUPPORTED_OP, UNSUPPORTED_DTYPE,
+ * above GP_MAX_ELEMENTS), INVALID_ARGUMENT (in or out not aligned to its
+ * element size), INVALID_DTYPE, INVALID_OP, UNSUPPORTED_OP, UNSUPPORTED_DTYPE,
  * WORKSPACE_TOO_SMALL, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR,
  * LAUNCH_FAILED.
  */
@@ -336,9 +335,10 @@ GP_API gp_status gp_reduce_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int6
  * then be NULL). Asynchronous: on CUDA one kernel launch, each element read
  * once and written once.
  * Statuses: NULL_POINTER (ctx, or in or out with n > 0), INVALID_SIZE
- * (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE, INVALID_OP, UNSUPPORTED_OP,
- * UNSUPPORTED_DTYPE, INVALID_ARGUMENT (overlap, misaligned), WORKSPACE_TOO_SMALL,
- * OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
+ * (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE, INVALID_OP,
+ * UNSUPPORTED_OP, UNSUPPORTED_DTYPE, INVALID_ARGUMENT (overlap,
+ * misaligned), WORKSPACE_TOO_SMALL, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY,
+ * DEVICE_ERROR, LAUNCH_FAILED.
  */
 GP_API gp_status gp_scan_inclusive(gp_ctx *ctx, const void *in, gp_dtype in_t, int64_t n, gp_op op,
                                    void *out, gp_dtype out_t);
@@ -386,8 +386,9 @@ GP_API gp_status gp_cmp_from_name(const char *name, gp_cmp *out);
  * rest of out is left as it was. n == 0 writes a count of 0. On CUDA each
  * call is one kernel launch; n is limited to 2^38 - 1 there.
  * Statuses: NULL_POINTER (ctx; in, out or flags with n > 0; value; both
- * count and host_count), INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE,
- * INVALID_ARGUMENT (unknown cmp or flag bits, overlaps, misaligned),
+ * count and host_count), INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS),
+ * INVALID_DTYPE, INVALID_ARGUMENT (unknown cmp or flag bits, overlaps, in
+ * or out off its element size, count off 8 bytes),
  * UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL, OUT_OF_MEMORY,
  * DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
  */
@@ -519,8 +520,9 @@ GP_API gp_status gp_transpose(gp_ctx *ctx, const void *in, void *out, size_t ele
  * `host_count` (host memory; the call then synchronises). n == 0 counts 0.
  * `in` must be aligned to its element size.
  * Statuses: NULL_POINTER (ctx, value, in with n > 0, or both outputs),
- * INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE, INVALID_ARGUMENT (unknown cmp,
- * misaligned pointers, count inside the input), UNSUPPORTED_DTYPE,
+ * INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE,
+ * INVALID_ARGUMENT (unknown cmp, misaligned pointers, count inside the
+ * input), UNSUPPORTED_DTYPE,
  * WORKSPACE_TOO_SMALL, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR,
  * LAUNCH_FAILED.
  */
@@ -547,9 +549,10 @@ enum {
  * GP_HISTOGRAM_ACCUMULATE. Asynchronous. `in` must be aligned to its
  * element size and hist must not overlap it.
  * Statuses: NULL_POINTER (ctx, hist, in with n > 0), INVALID_SIZE (n < 0 or
- * above GP_MAX_ELEMENTS, bins outside 1..2^20), INVALID_DTYPE, INVALID_ARGUMENT (not lower < upper,
- * either not finite, upper - lower overflowing, unknown flags, misaligned or
- * overlapping pointers), UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL,
+ * above GP_MAX_ELEMENTS, bins outside 1..2^20), INVALID_DTYPE,
+ * INVALID_ARGUMENT (not lower < upper, either not finite, upper - lower
+ * overflowing, unknown flags, misaligned or overlapping pointers),
+ * UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL,
  * OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.
  */
 GP_API gp_status gp_histogram_even(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, int64_t bins,

@@ -209,7 +209,8 @@ static int by_value(const void *a, const void *b)
 static void draw_data(unsigned char *p, gp_dtype t, int64_t n, int k, gpt_rng *r)
 {
     const size_t sz = gp_dtype_size(t);
-    for (int64_t i = 0; i < n; i++) draw_value(p + (size_t)i * sz, t, k == D_SORTED || k == D_MOSTLY_SORTED ? D_SMALL : k, r);
+    const int each = k == D_SORTED || k == D_MOSTLY_SORTED ? D_SMALL : k;
+    for (int64_t i = 0; i < n; i++) draw_value(p + (size_t)i * sz, t, each, r);
     if (k == D_SORTED || k == D_MOSTLY_SORTED) {
         sort_t = t;
         qsort(p, (size_t)n, sz, by_value);
@@ -434,7 +435,8 @@ static verdict transpose_model(const api_call *c)
         }
     }
     if (e_ok && q->elem_size < 16) {
-        static const gp_dtype of_size[9] = {[1] = GP_DTYPE_U8, [2] = GP_DTYPE_U16, [4] = GP_DTYPE_U32, [8] = GP_DTYPE_U64};
+        static const gp_dtype of_size[9] = {
+            [1] = GP_DTYPE_U8, [2] = GP_DTYPE_U16, [4] = GP_DTYPE_U32, [8] = GP_DTYPE_U64};
         const gp_dtype t = of_size[q->elem_size];
         if (!gp_supports(ctx, GP_PRIM_TRANSPOSE, (gp_op)0, t, t)) hard(&v, GP_STATUS_UNSUPPORTED_DTYPE);
     }
@@ -878,7 +880,8 @@ int gpf_api(const uint8_t *data, size_t size)
 
     char what[512];
     describe(&c, what, sizeof what);
-    verdict v = c.kind == C_TRANSPOSE ? transpose_model(&c) : call_model(&c, c.aux.buf >= 0 ? before_at(&b, c.aux) : NULL);
+    verdict v = c.kind == C_TRANSPOSE ? transpose_model(&c)
+                                      : call_model(&c, c.aux.buf >= 0 ? before_at(&b, c.aux) : NULL);
     gpt_guarded ws;
     give_workspace(&c, &ws, &v);
     /* host_out has no alignment rule (gpuprim.h): it may be off by a byte. */
