@@ -80,6 +80,7 @@ typedef struct api_call {
     int workspace;    /* a caller's workspace: W_NONE, or its size against the query's */
     gp_transpose_params tp; /* C_TRANSPOSE's; in and out are its matrices */
     int in_place;           /* C_TRANSPOSE: 1 out = in, 2 out a few elements into in */
+    bool dense;             /* C_TRANSPOSE through gp_transpose: no strides, batches or flags */
 } api_call;
 
 enum { W_NONE, W_EXACT, W_SHORT, W_HALF, W_EMPTY, W_MORE };
@@ -401,7 +402,7 @@ static verdict transpose_model(const api_call *c)
 {
     verdict v = {.nh = 0};
     const gp_transpose_params *q = &c->tp;
-    if (!c->value_given) { /* p itself NULL */
+    if (!c->value_given && !c->dense) { /* p itself NULL */
         hard(&v, GP_STATUS_NULL_POINTER);
         return v;
     }
@@ -480,9 +481,9 @@ static void describe(const api_call *c, char *s, size_t size)
     const gp_transpose_params *q = &c->tp;
     if (c->kind == C_TRANSPOSE) {
         snprintf(s, size,
-                 "gp_transpose_ex(elem %zu, %lld x %lld, strides %lld/%lld, batch %lld by %lld/%lld, flags %u, in %d+%zu, "
+                 "%s(elem %zu, %lld x %lld, strides %lld/%lld, batch %lld by %lld/%lld, flags %u, in %d+%zu, "
                  "out %d+%zu, p %d)",
-                 q->elem_size, (long long)q->rows, (long long)q->cols, (long long)q->in_stride,
+                 c->dense ? "gp_transpose" : "gp_transpose_ex", q->elem_size, (long long)q->rows, (long long)q->cols, (long long)q->in_stride,
                  (long long)q->out_stride, (long long)q->batch, (long long)q->in_batch_stride,
                  (long long)q->out_batch_stride, q->flags, c->in.buf, c->in.off, c->out.buf, c->out.off,
                  c->value_given);
@@ -533,7 +534,16 @@ static void decode_transpose(api_call *c, reader *r)
         q->out_stride = e.is;
         q->out_batch_stride = e.ibs;
     }
-    switch (neg % 32) {
+    /* A quarter through gp_transpose, the dense form: its parameters are
+     * gp_transpose_ex's defaults. */
+    c->dense = (where >> 4) % 4 == 0;
+    if (c->dense) {
+        const int64_t rows = q->rows, cols = q->cols;
+        const size_t e = q->elem_size;
+        memset(q, 0, sizeof *q);
+        q->elem_size = e, q->rows = rows, q->cols = cols;
+    }
+    switch (c->dense ? neg % 32 % 3 : neg % 32) {
     case 1: q->rows = -1; break;
     case 2: q->cols = -(int64_t)(neg >> 5) - 1; break;
     case 3: q->batch = -1; break;
@@ -730,7 +740,9 @@ static gp_status run_call(const api_call *c, buffers *b, void *host_out, int64_t
         return gp_histogram_even(ctx, in, c->t, c->n, c->bins, c->lower, c->upper, (uint64_t *)out, c->flags);
     case C_HISTOGRAM_EDGES:
         return gp_histogram_edges(ctx, in, c->t, c->n, c->bins, aux, (uint64_t *)out, c->flags);
-    case C_TRANSPOSE: return gp_transpose_ex(ctx, in, out, c->value_given ? &c->tp : NULL);
+    case C_TRANSPOSE:
+        if (c->dense) return gp_transpose(ctx, in, out, c->tp.elem_size, c->tp.rows, c->tp.cols);
+        return gp_transpose_ex(ctx, in, out, c->value_given ? &c->tp : NULL);
     default: return GP_STATUS_INTERNAL;
     }
 }
