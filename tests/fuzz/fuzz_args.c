@@ -170,6 +170,41 @@ static int check_parsed(const cli_verb *verb, int argc, char **argv)
     return 1;
 }
 
+/* The bench's and ladder's option walker (gpb_option) over argv, with the
+ * bench's names: a taken option is a known name, its value lies inside
+ * argv (after the '=' of the same argument, or the whole next one, which
+ * the walk then skips); a refusal says why. Numbers (gpb_parse_int) stay
+ * in their bounds and print back. */
+static void check_bench_options(int argc, char **argv)
+{
+    static const char *const known[] = {"--backend", "--dtype", "--sizes", "--runs", "--seed", "--hold", "--check"};
+    const size_t nknown = sizeof known / sizeof known[0];
+    for (int i = 1; i < argc; i++) {
+        long long v, again;
+        char buf[32];
+        if (gpb_parse_int(argv[i], -1000, 1000000, &v)) {
+            snprintf(buf, sizeof buf, "%lld", v);
+            if (v < -1000 || v > 1000000 || !gpb_parse_int(buf, -1000, 1000000, &again) || again != v)
+                gpf_violation("args: gpb_parse_int read '%s' as %lld", argv[i], v);
+        }
+        if (argv[i][0] != '-') continue;
+        char name[64], why[128] = "";
+        const char *val = NULL;
+        const int at = i;
+        if (!gpb_option(argc, argv, &i, known, nknown, name, sizeof name, &val, why, sizeof why)) {
+            if (!why[0] || i != at) gpf_violation("args: gpb_option refused '%s' without a reason", argv[at]);
+            continue;
+        }
+        int is_known = 0;
+        for (size_t k = 0; k < nknown; k++) is_known |= !strcmp(name, known[k]);
+        const char *eq = strchr(argv[at], '=');
+        const int ok = is_known && val &&
+                       (eq ? i == at && val == eq + 1 : i == at + 1 && i < argc && val == argv[i]);
+        if (!ok) gpf_violation("args: gpb_option took '%s' as %s, value at %p, next argument %d", argv[at], name,
+                               (const void *)val, i);
+    }
+}
+
 /* The bench's and ladder's comma lists (gpb_split_list), items as sizes. */
 static int size_item(const char *token, int index, void *ctx)
 {
@@ -235,8 +270,10 @@ int gpf_args(const uint8_t *data, size_t size)
     int took = 0;
     if (choice < PARSED_VERBS)
         took = check_parsed(parsed_verbs[choice], argc, argv);
-    else
+    else {
         for (int i = 1; i < argc; i++) took |= check_list(argv[i]);
+        check_bench_options(argc, argv);
+    }
     for (int i = 0; i < argc; i++) free(argv[i]);
     return took;
 }

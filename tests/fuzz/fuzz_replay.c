@@ -132,6 +132,7 @@ static void args_seeds(corpus *c)
         "transpose|--rotate|270|--flip|v|in.png|-o|out.png",
         "demo|--n|2^10|--runs|3|--seed|2026",
         "list|1,2^40,1000000|2^62,,9223372036854775807|0,-1,2^63|2^5x,+3, 4",
+        "list|--sizes=2^10,3|--runs|7|--hold|--backend=cpu|--seed|-5|--dtype",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         unsigned char buf[256];
