@@ -909,9 +909,16 @@ int gpf_api(const uint8_t *data, size_t size)
 
     const gp_status s = run_call(&c, &b, host_out, &host_count);
     if (ws.ptr) {
+        /* A refused call writes nothing, its workspace included. */
         char why_ws[256];
-        if (!gpt_guarded_check(&ws, NULL, why_ws, sizeof why_ws))
-            gpf_violation("api: %s: the workspace's guard bands: %s", call_names[c.kind], why_ws);
+        unsigned char *left = malloc(ws.bytes + 1);
+        if (!left || !gpt_guarded_check(&ws, left, why_ws, sizeof why_ws))
+            gpf_violation("api: %s: the workspace's guard bands: %s", call_names[c.kind], left ? why_ws : "no memory");
+        for (size_t j = 0; s != GP_STATUS_OK && j < ws.bytes; j++)
+            if (left[j] != poison)
+                gpf_violation("api: %s refused (%s) but wrote its workspace's byte %zu", call_names[c.kind],
+                              gp_status_name(s), j);
+        free(left);
         if (gp_ctx_set_workspace(ctx, NULL, 0) != GP_STATUS_OK) gpf_violation("api: the workspace not taken back");
         gpt_guarded_free(&ws);
     }
