@@ -28,6 +28,7 @@
 
 #include "cpu_reference.h"
 #include "harness.h"
+#include "reduce_data.h"
 
 #include <float.h>
 #include <math.h>
@@ -134,11 +135,9 @@ static bool n_valid(int64_t n) { return n >= 0 && n <= MAX_N; }
 
 /* --------------------------------------------------------------- values */
 
-static bool is_float(gp_dtype t) { return t == GP_DTYPE_F32 || t == GP_DTYPE_F64; }
-static bool is_unsigned(gp_dtype t)
-{
-    return t == GP_DTYPE_U8 || t == GP_DTYPE_U16 || t == GP_DTYPE_U32 || t == GP_DTYPE_U64;
-}
+/* Dtype kinds and the widening and op rules: the tests' own view of them
+ * (reduce_data.h), not the library's tables. */
+static bool is_unsigned(gp_dtype t) { return gpt_size(t) && !gpt_is_signed(t) && !gpt_is_float(t); }
 
 /* Stores integer v, or float f for float dtypes, as t. */
 static void put(void *p, gp_dtype t, int64_t v, double f)
@@ -236,15 +235,6 @@ static bool dtype_valid(gp_dtype t) { return t >= GP_DTYPE_I8 && t <= GP_DTYPE_F
 static bool op_valid(gp_op op) { return op >= GP_OP_SUM && op <= GP_OP_XOR; }
 static bool cmp_valid(gp_cmp c) { return c >= GP_CMP_LT && c <= GP_CMP_NE; }
 
-/* The header's widening rule: the same dtype, or a wider one of the same
- * kind (signed, unsigned, float). */
-static bool widens(gp_dtype in, gp_dtype out)
-{
-    if (in == out) return true;
-    if (is_float(in) != is_float(out) || is_unsigned(in) != is_unsigned(out)) return false;
-    return gp_dtype_size(out) > gp_dtype_size(in);
-}
-
 static bool overlaps(place a, size_t abytes, place b, size_t bbytes)
 {
     return a.buf >= 0 && a.buf == b.buf && abytes && bbytes && a.off < b.off + bbytes && b.off < a.off + abytes;
@@ -321,11 +311,11 @@ static verdict call_model(const api_call *c, const unsigned char *edges)
     /* Support: the header's rules, then what the backend says it has. */
     if (dtypes_ok && (!(reduce || scan) || op_valid(c->op))) {
         bool defined = true;
-        if ((reduce || scan) && c->op >= GP_OP_AND && is_float(c->t)) {
+        if ((reduce || scan) && !gpt_op_defined(c->op, c->t)) {
             hard(&v, GP_STATUS_UNSUPPORTED_OP);
             defined = false;
         }
-        if ((reduce || scan) && !widens(c->t, c->out_t)) {
+        if ((reduce || scan) && !gpt_widening_ok(c->t, c->out_t)) {
             hard(&v, GP_STATUS_UNSUPPORTED_DTYPE);
             defined = false;
         }
@@ -642,7 +632,7 @@ static void apply_reference(const api_call *c, buffers *b, const unsigned char *
                             int64_t *host_count, size_t *skip_off, size_t *skip_bytes)
 {
     const bool exact_data = c->data_kind == D_POWERS || (c->data_kind == D_SMALL && c->op == GP_OP_SUM);
-    const bool inexact = is_float(c->out_t) && (c->op == GP_OP_SUM || c->op == GP_OP_PROD) && !exact_data;
+    const bool inexact = gpt_is_float(c->out_t) && (c->op == GP_OP_SUM || c->op == GP_OP_PROD) && !exact_data;
     int64_t selected = -1;
     const unsigned char *flags = c->aux.buf >= 0 ? before_at(b, c->aux) : NULL;
     *skip_bytes = 0;
@@ -701,7 +691,7 @@ static void apply_reference(const api_call *c, buffers *b, const unsigned char *
 static bool same_result(const unsigned char *a, const unsigned char *b, gp_dtype t, gp_op op)
 {
     if (gpf_same_value(a, b, t)) return true;
-    if (!is_float(t) || (op != GP_OP_MIN && op != GP_OP_MAX)) return false;
+    if (!gpt_is_float(t) || (op != GP_OP_MIN && op != GP_OP_MAX)) return false;
     const double x = t == GP_DTYPE_F32 ? (double)*(const float *)(const void *)a : *(const double *)(const void *)a;
     const double y = t == GP_DTYPE_F32 ? (double)*(const float *)(const void *)b : *(const double *)(const void *)b;
     return x == 0 && y == 0;
