@@ -80,6 +80,20 @@ static bool parse_u64(const char *s, uint64_t *v)
     return *end == '\0';
 }
 
+int gpt_backend_unusable(gp_backend b)
+{
+    char detail[256] = "";
+    gp_status s = gp_backend_probe(b, detail, sizeof detail);
+    if (s == GP_STATUS_OK) return 0;
+    const char *req = getenv("GPUPRIM_REQUIRE_CUDA");
+    bool required = b == GP_BACKEND_CUDA && req && strcmp(req, "1") == 0;
+    printf("%s: %s backend: %s (%s)\n", required ? "FAILED" : "SKIPPED", gp_backend_name(b),
+           detail[0] ? detail : gp_status_string(s), gp_status_name(s));
+    if (required) printf("GPUPRIM_REQUIRE_CUDA=1: an unusable CUDA backend is a failure\n");
+    fflush(stdout);
+    return required ? 1 : 77;
+}
+
 void gpt_init(gpt *t, int argc, char **argv)
 {
     memset(t, 0, sizeof *t);
@@ -112,20 +126,11 @@ void gpt_init(gpt *t, int argc, char **argv)
     printf("%s: backend %s, seed = %" PRIu64 "%s\n", t->name, gp_backend_name(t->backend), t->seed,
            t->quick ? " (quick)" : "");
 
-    char detail[256];
-    gp_status s = gp_backend_probe(t->backend, detail, sizeof detail);
-    if (s != GP_STATUS_OK) {
-        const char *req = getenv("GPUPRIM_REQUIRE_CUDA");
-        bool required = t->backend == GP_BACKEND_CUDA && req && strcmp(req, "1") == 0;
-        printf("%s: %s backend: %s (%s)\n", required ? "FAILED" : "SKIPPED", gp_backend_name(t->backend),
-               detail[0] ? detail : gp_status_string(s), gp_status_name(s));
-        if (required) printf("GPUPRIM_REQUIRE_CUDA=1: an unusable CUDA backend is a failure\n");
-        fflush(stdout);
-        exit(required ? 1 : 77);
-    }
+    const int unusable = gpt_backend_unusable(t->backend);
+    if (unusable) exit(unusable);
     gpt_counter_init(&harness_counter, 0);
     gp_ctx_params p = {t->backend, 0, &harness_counter.allocator};
-    s = gp_ctx_create_ex(&t->ctx, &p);
+    gp_status s = gp_ctx_create_ex(&t->ctx, &p);
     if (s != GP_STATUS_OK) {
         printf("FAILED: the %s backend probes usable but gp_ctx_create_ex gave %s\n",
                gp_backend_name(t->backend), gp_status_name(s));

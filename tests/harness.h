@@ -57,6 +57,11 @@ typedef struct gpt {
     long passed, failed, skipped;
 } gpt;
 
+/* 0 if backend b is usable here; else prints why and returns the exit
+ * status described above: 77 (skipped), or 1 for CUDA under
+ * GPUPRIM_REQUIRE_CUDA=1. */
+int gpt_backend_unusable(gp_backend b);
+
 /* Parses the command line, picks and prints the seed, probes the backend
  * (exits 77 or 1 as described above) and creates the context. */
 void gpt_init(gpt *t, int argc, char **argv);

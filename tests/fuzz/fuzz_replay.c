@@ -386,26 +386,18 @@ static int write_seeds(const corpus *c, const char *dir)
     return 0;
 }
 
-/* The api target's backend: 0, or the exit status when it cannot be had (77
- * for a CUDA backend that is not usable here, unless GPUPRIM_REQUIRE_CUDA=1). */
+/* The api target's backend: 0, or the exit status when it cannot be had (2
+ * for an unknown name; 77 or 1 as the tests' harness says, gpt_backend_unusable). */
 static int select_backend(const char *name)
 {
     gp_backend b;
-    char detail[256] = "";
     if (gp_backend_from_name(name, &b) != GP_STATUS_OK) {
         printf("fuzz: no backend '%s' (cpu, cuda)\n", name);
         return 2;
     }
-    const gp_status s = gp_backend_probe(b, detail, sizeof detail);
-    if (s != GP_STATUS_OK) {
-        const char *req = getenv("GPUPRIM_REQUIRE_CUDA");
-        const int required = b == GP_BACKEND_CUDA && req && !strcmp(req, "1");
-        printf("fuzz: %s: the %s backend: %s (%s)\n", required ? "FAILED" : "SKIPPED", name,
-               detail[0] ? detail : gp_status_string(s), gp_status_name(s));
-        return required ? 1 : 77;
-    }
-    gpf_api_backend(b);
-    return 0;
+    const int unusable = gpt_backend_unusable(b);
+    if (!unusable) gpf_api_backend(b);
+    return unusable;
 }
 
 int main(int argc, char **argv)
