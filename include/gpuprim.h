@@ -9,7 +9,9 @@
  *   for a CUDA context, host memory for a CPU context. gp_malloc() and the
  *   copy calls below let one program run unchanged on both backends.
  * - Primitives are asynchronous on the context's stream where the backend
- *   allows (CUDA). A call that synchronises says so.
+ *   allows (CUDA). A call that synchronises says so. Host memory a call
+ *   takes by pointer (a comparison's value, a scan's init, a transpose's
+ *   parameters) is read before it returns and may be reused at once.
  * - On failure nothing is written to the caller's output, and the context
  *   keeps a message with the detail (gp_ctx_last_error()).
  *

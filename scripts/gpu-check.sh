@@ -12,7 +12,7 @@
 # test_api and the api fuzz target; --part 2 the sanitizers on test_reduce, test_scan, test_select
 # and test_transpose; --part 3 the sanitizers on persistent grids and the
 # other hooked paths, the ladders, the demo and the benchmarks; --part 4
-# the sanitizers on test_histogram. No --part: parts 1-4. --part 5, only
+# the sanitizers on test_histogram and test_async. No --part: parts 1-4. --part 5, only
 # when asked, builds again with AddressSanitizer and UndefinedBehaviorSanitizer
 # on the host code (build-gpu-sanitize, make test-sanitize's flags; the
 # kernels are compute-sanitizer's) and runs ctest's CUDA and tool tests
@@ -135,7 +135,7 @@ racecheck=(compute-sanitizer --tool racecheck --error-exitcode 9)
 # the hooked runs, the ladders, the demo and the benchmarks are part 3.
 san_ok=0
 late="test_reduce|test_scan|test_select|test_transpose"
-last="test_histogram"
+last="test_histogram|test_async"
 all_tests=$(cd $build/tests && ls test_* 2>/dev/null | grep -v large)
 tests=""
 [ $first -eq 1 ] && tests+=" $(grep -vxE "$late|$last" <<<"$all_tests")"
