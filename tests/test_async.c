@@ -14,11 +14,13 @@
  * takes that too, now and then.
  *
  * On CUDA chains run on the default stream and on caller streams that do
- * not synchronise with it (cudaStreamNonBlocking), so a launch the library
- * put on the wrong stream races with the steps before it; they change
- * stream in the middle (gp_ctx_set_stream); and pairs of chains run on two
- * contexts at once, interleaved call by call. Some chains hand the context
- * a caller's workspace, which every call then clears on the stream.
+ * not synchronise with it (cudaStreamNonBlocking); they change stream in
+ * the middle (gp_ctx_set_stream); pairs of chains run on two contexts at
+ * once, interleaved call by call; and stalls (a host function that sleeps
+ * in the stream) hold the steps after them back, so that a launch or copy
+ * the library put on another stream runs before its inputs are written.
+ * Some chains hand the context a caller's workspace, which every call then
+ * clears on the stream.
  *
  * The host arguments a call takes by pointer (a comparison's value, a
  * scan's init, a transpose's parameters) are overwritten as soon as it
@@ -26,6 +28,7 @@
  * Each buffer sits between guard bands and starts poisoned; its whole
  * payload, not only what the last step wrote, must equal the host's copy.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "cpu_reference.h"
 #include "reduce_data.h"
 
@@ -35,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef GPUPRIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -44,6 +48,7 @@ enum {
     MAX_STEPS = 12, /* a chain's calls */
     MAX_BINS = 256,
     LOG_BYTES = 4096,
+    STALL_MS = 2,
 };
 
 static const unsigned char POISON = 0xA5;
@@ -216,7 +221,7 @@ static void failed_call(gpt *t, lane *L, const char *what, gp_status s)
  */
 typedef enum call_kind {
     K_SCAN, K_SELECT_FLAGGED, K_SELECT_IF, K_PARTITION_FLAGGED, K_PARTITION_IF, K_FILTER, K_COUNT, K_REDUCE,
-    K_REDUCE_TO_HOST, K_HISTOGRAM, K_TRANSPOSE, K_COPY, K_MEMSET, K_SET_STREAM
+    K_REDUCE_TO_HOST, K_HISTOGRAM, K_TRANSPOSE, K_COPY, K_MEMSET, K_SET_STREAM, K_STALL
 } call_kind;
 
 /* What the call reads: buffer b from element off, m elements of t. */
@@ -403,7 +408,7 @@ static bool plan(lane *L, call *c, int step)
     if (src < 0) return false;
     c->in = pick_span(L, src);
     c->dst = (src + 1 + (int)gpt_below(&L->rng, NBUF - 1)) % NBUF;
-    switch (gpt_below(&L->rng, 14)) {
+    switch (gpt_below(&L->rng, L->nstreams > 1 ? 16 : 14)) { /* stalls (14, 15) on CUDA only */
     case 0:
     case 1: plan_scan(L, c); break;
     case 2:
@@ -417,6 +422,8 @@ static bool plan(lane *L, call *c, int step)
     case 10: plan_transpose(L, c); break;
     case 11: plan_copy_or_set(L, c, gpt_below(&L->rng, 2)); break;
     case 12: plan_copy_or_set(L, c, false); break;
+    case 14:
+    case 15: c->kind = K_STALL; break;
     default:
         /* A call that synchronises: a host count, reduce to host, or a
          * change of stream (the next steps run on the other one). */
@@ -443,7 +450,7 @@ static bool plan(lane *L, call *c, int step)
 static const char *const kind_names[] = {
     "gp_scan",         "gp_select_flagged", "gp_select_if", "gp_partition_flagged", "gp_partition_if",
     "gp_filter_running_max", "gp_count_if", "gp_reduce",   "gp_reduce_to_host",    "gp_histogram_even",
-    "gp_transpose_ex", "gp_copy",           "gp_memset",    "gp_ctx_set_stream"};
+    "gp_transpose_ex", "gp_copy",           "gp_memset",    "gp_ctx_set_stream", "a stall"};
 
 /* One line of the chain's log. */
 static void describe(lane *L, const call *c, int step)
@@ -451,6 +458,10 @@ static void describe(lane *L, const call *c, int step)
     note(L, "\n    %d: %s", step, kind_names[c->kind]);
     if (c->kind == K_SET_STREAM) {
         note(L, " to %s", c->stream ? "a caller's stream" : "the default stream");
+        return;
+    }
+    if (c->kind == K_STALL) {
+        note(L, " of %d ms on the stream", STALL_MS);
         return;
     }
     note(L, " buf%d+%" PRId64 " n=%" PRId64 " %s", c->in.b, c->in.off, c->in.m, gp_dtype_name(c->in.t));
@@ -480,6 +491,32 @@ static void describe(lane *L, const call *c, int step)
     }
     if (c->host) note(L, ", host count");
     if (c->kind == K_SCAN && c->dst == c->in.b) note(L, ", in place");
+}
+
+/*
+ * A stall: the context's stream waits STALL_MS on the host (a host function
+ * in the stream), so the steps after it queue up behind it. A launch or copy
+ * the library put on another stream, or made without waiting for the
+ * stream, overtakes it and meets its inputs unwritten; with the work ahead
+ * still running instead, it would mostly trail that work's writes and pass.
+ */
+#ifdef GPUPRIM_HAVE_CUDA
+static void CUDART_CB sleep_on_stream(void *unused)
+{
+    (void)unused;
+    const struct timespec ts = {0, STALL_MS * 1000000L};
+    nanosleep(&ts, NULL);
+}
+#endif
+
+static gp_status stall(gp_ctx *ctx)
+{
+#ifdef GPUPRIM_HAVE_CUDA
+    if (cudaLaunchHostFunc((cudaStream_t)gp_ctx_stream(ctx), sleep_on_stream, NULL) == cudaSuccess)
+        return GP_STATUS_OK;
+#endif
+    (void)ctx;
+    return GP_STATUS_DEVICE_ERROR;
 }
 
 /* Makes the call. Its host arguments are copies, clobbered once it returns. */
@@ -519,6 +556,7 @@ static void issue(gpt *t, lane *L, const call *c, int step)
     case K_COPY: s = gp_copy(L->ctx, out, in, (size_t)m * gpt_size(d)); break;
     case K_MEMSET: s = gp_memset(L->ctx, out, c->byte, (size_t)m * gpt_size(d)); break;
     case K_SET_STREAM: s = gp_ctx_set_stream(L->ctx, c->stream); break;
+    case K_STALL: s = stall(L->ctx); break;
     }
     memset(value, 0x5A, sizeof value);
     memset(init, 0x5A, sizeof init);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Does test_async catch a launch on the wrong stream? On the GPU machine,
+# from the repository root: builds test_async (build-gpu, as gpu-check.sh),
+# runs it on seeds 1-3, then plants the bug (every scan kernel launched on
+# the legacy default stream instead of the context's: src/cuda/cuda_backend.cu,
+# launch and launch_resident), rebuilds, and runs the same seeds, which must
+# fail. The source is restored and rebuilt at the end. Every step has a time
+# limit and writes to $OUT/async-plant.log as it goes.
+#   GPUPRIM_COMMIT=<sha> scripts/async-plant.sh
+set -u
+out=${OUT:-./gpu-check-out}
+mkdir -p "$out"
+exec > >(tee "$out/async-plant.log") 2>&1
+export GPUPRIM_REQUIRE_CUDA=1
+b=build-gpu
+src=src/cuda/cuda_backend.cu
+t0=$(date +%s)
+at() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
+seeds() { # label: runs seeds 1-3, each under 120 s, and prints their verdicts
+  for s in 1 2 3; do
+    timeout 120 $b/tests/test_async --backend cuda --seed $s >"$out/async-$1-$s.log" 2>&1
+    echo "$1 seed $s: exit $? ($(tail -1 "$out/async-$1-$s.log"))"
+  done
+}
+echo "commit ${GPUPRIM_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}"
+cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null || exit 1
+timeout 400 cmake --build $b -j "$(nproc)" --target test_async 2>&1 | grep -E 'error' | head
+at built
+seeds plain
+cp $src "$out/cuda_backend.cu.orig"
+python3 - "$src" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+wrong = 'strstr(what, "scan") ? (cudaStream_t)0 : static_cast<cudaStream_t>(ctx->stream)'
+s = s.replace('args, smem, static_cast<cudaStream_t>(ctx->stream));', 'args, smem, ' + wrong + ');')
+s = s.replace('args, smem,\n                                                static_cast<cudaStream_t>(ctx->stream));',
+              'args, smem,\n                                                ' + wrong + ');')
+if '#include <cstring>' not in s: s = '#include <cstring>\n' + s
+open(p, 'w').write(s)
+print('planted at', s.count(wrong), 'launches')
+PY
+timeout 120 cmake --build $b -j "$(nproc)" --target test_async 2>&1 | grep -E 'error' | head
+at "planted and rebuilt"
+seeds planted
+grep -h -m1 -A6 'differs\|returned' "$out"/async-planted-*.log | cut -c1-200 | head -24
+cp "$out/cuda_backend.cu.orig" $src
+timeout 120 cmake --build $b -j "$(nproc)" --target test_async 2>&1 | grep -E 'error' | head
+at "restored and rebuilt"
