@@ -20,7 +20,8 @@
  * in the stream) hold the steps after them back, so that a launch or copy
  * the library put on another stream runs before its inputs are written.
  * Some chains hand the context a caller's workspace, which every call then
- * clears on the stream.
+ * clears on the stream, and some change between it and the context's own
+ * scratch midway.
  *
  * The host arguments a call takes by pointer (a comparison's value, a
  * scan's init, a transpose's parameters) are overwritten as soon as it
@@ -65,7 +66,8 @@ typedef struct lane {
     int64_t bins;    /* the histogram's, 0 before the first */
     void *streams[3];
     int nstreams;
-    void *workspace;
+    void *workspace; /* a caller's, of ws_bytes: every call's most */
+    size_t ws_bytes;
     gpt_rng rng;
     char log[LOG_BYTES];
     size_t log_len;
@@ -221,7 +223,8 @@ static void failed_call(gpt *t, lane *L, const char *what, gp_status s)
  */
 typedef enum call_kind {
     K_SCAN, K_SELECT_FLAGGED, K_SELECT_IF, K_PARTITION_FLAGGED, K_PARTITION_IF, K_FILTER, K_COUNT, K_REDUCE,
-    K_REDUCE_TO_HOST, K_HISTOGRAM, K_TRANSPOSE, K_COPY, K_MEMSET, K_SET_STREAM, K_STALL
+    K_REDUCE_TO_HOST, K_HISTOGRAM, K_TRANSPOSE, K_COPY, K_MEMSET, K_SET_STREAM, K_STALL,
+    K_SET_WORKSPACE
 } call_kind;
 
 /* What the call reads: buffer b from element off, m elements of t. */
@@ -247,6 +250,7 @@ typedef struct call {
     gp_transpose_params tp;
     int byte;     /* gp_memset's value */
     void *stream; /* K_SET_STREAM's */
+    bool ws_on;   /* K_SET_WORKSPACE: the caller's workspace, else the context's scratch */
     int64_t want_count;
     _Alignas(8) unsigned char want[8]; /* K_REDUCE_TO_HOST's result */
 } call;
@@ -425,16 +429,20 @@ static bool plan(lane *L, call *c, int step)
     case 14:
     case 15: c->kind = K_STALL; break;
     default:
-        /* A call that synchronises: a host count, reduce to host, or a
-         * change of stream (the next steps run on the other one). */
-        switch (gpt_below(&L->rng, L->nstreams > 1 ? 4 : 3)) {
+        /* A call that synchronises: a host count, reduce to host, a
+         * change of workspace (between the caller's and the context's
+         * scratch) or of stream (the next steps run on the other one). */
+        switch (gpt_below(&L->rng, L->nstreams > 1 ? 5 : 4)) {
         case 0:
             c->host = true;
             plan_select(L, c, gpt_below(&L->rng, 2) ? 0 : 2);
-            memcpy(L->results_mirror + step * 8, &c->want_count, 8);
             break;
         case 1: plan_reduce(L, c, step, true); break;
         case 2: plan_count(L, c, step, true); break;
+        case 3:
+            c->kind = K_SET_WORKSPACE;
+            c->ws_on = L->ws_bytes > 0 && gpt_below(&L->rng, 2);
+            break;
         default:
             c->kind = K_SET_STREAM;
             c->stream = L->streams[gpt_below(&L->rng, (uint64_t)L->nstreams)];
@@ -448,9 +456,9 @@ static bool plan(lane *L, call *c, int step)
 }
 
 static const char *const kind_names[] = {
-    "gp_scan",         "gp_select_flagged", "gp_select_if", "gp_partition_flagged", "gp_partition_if",
-    "gp_filter_running_max", "gp_count_if", "gp_reduce",   "gp_reduce_to_host",    "gp_histogram_even",
-    "gp_transpose_ex", "gp_copy",           "gp_memset",    "gp_ctx_set_stream", "a stall"};
+    "gp_scan", "gp_select_flagged", "gp_select_if", "gp_partition_flagged", "gp_partition_if",
+    "gp_filter_running_max", "gp_count_if", "gp_reduce", "gp_reduce_to_host", "gp_histogram_even",
+    "gp_transpose_ex", "gp_copy", "gp_memset", "gp_ctx_set_stream", "a stall", "gp_ctx_set_workspace"};
 
 /* One line of the chain's log. */
 static void describe(lane *L, const call *c, int step)
@@ -458,6 +466,10 @@ static void describe(lane *L, const call *c, int step)
     note(L, "\n    %d: %s", step, kind_names[c->kind]);
     if (c->kind == K_SET_STREAM) {
         note(L, " to %s", c->stream ? "a caller's stream" : "the default stream");
+        return;
+    }
+    if (c->kind == K_SET_WORKSPACE) {
+        note(L, " to %s", c->ws_on ? "the caller's" : "none (the context's scratch)");
         return;
     }
     if (c->kind == K_STALL) {
@@ -557,6 +569,9 @@ static void issue(gpt *t, lane *L, const call *c, int step)
     case K_MEMSET: s = gp_memset(L->ctx, out, c->byte, (size_t)m * gpt_size(d)); break;
     case K_SET_STREAM: s = gp_ctx_set_stream(L->ctx, c->stream); break;
     case K_STALL: s = stall(L->ctx); break;
+    case K_SET_WORKSPACE:
+        s = gp_ctx_set_workspace(L->ctx, c->ws_on ? L->workspace : NULL, c->ws_on ? L->ws_bytes : 0);
+        break;
     }
     memset(value, 0x5A, sizeof value);
     memset(init, 0x5A, sizeof init);
@@ -705,6 +720,7 @@ static bool lane_init(gpt *t, lane *L, const char *name, gp_ctx *ctx, size_t cap
     ok = ok && gpt_guarded_alloc(ctx, &L->hist, MAX_BINS * 8) == GP_STATUS_OK;
     ok = ok && (L->results_mirror = malloc(MAX_STEPS * 8)) && (L->hist_mirror = malloc(MAX_BINS * 8));
     ok = ok && (ws_bytes == 0 || gp_malloc(ctx, &L->workspace, ws_bytes) == GP_STATUS_OK);
+    L->ws_bytes = ws_bytes;
     if (!ok) gpt_fail(t, "%s: could not allocate the chain's buffers", name);
     return ok;
 }
