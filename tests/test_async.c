@@ -10,8 +10,8 @@
  * memsets, on inputs that may start a few elements into a buffer. A later
  * step's n is the count an earlier selection will have written, known here
  * from the reference, so nothing waits for it. Where the header says a call
- * synchronises (a host count, reduce to host, a stream change) the chain
- * takes that too, now and then.
+ * synchronises (a host count, reduce to host, a change of stream or of
+ * workspace) the chain takes that too, now and then.
  *
  * On CUDA chains run on the default stream and on caller streams that do
  * not synchronise with it (cudaStreamNonBlocking); they change stream in
