@@ -4,8 +4,10 @@
 # runs it on seeds 1-3, then plants the bug (every scan kernel launched on
 # the legacy default stream instead of the context's: src/cuda/cuda_backend.cu,
 # launch and launch_resident), rebuilds, and runs the same seeds, which must
-# fail. The source is restored and rebuilt at the end. Every step has a time
-# limit and writes to $OUT/async-plant.log as it goes.
+# fail: by a mismatch or by a hang (exit 124; a scan and the launch before
+# it may then run at once on the context's one look-back arena). The
+# source is restored and rebuilt at the end. Every step has a time limit and
+# writes to $OUT/async-plant.log as it goes.
 #   GPUPRIM_COMMIT=<sha> scripts/async-plant.sh
 set -u
 out=${OUT:-./gpu-check-out}
@@ -19,7 +21,8 @@ at() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 seeds() { # label: runs seeds 1-3, each under 120 s, and prints their verdicts
   for s in 1 2 3; do
     timeout 120 $b/tests/test_async --backend cuda --seed $s >"$out/async-$1-$s.log" 2>&1
-    echo "$1 seed $s: exit $? ($(tail -1 "$out/async-$1-$s.log"))"
+    local rc=$?
+    echo "$1 seed $s: exit $rc$([ $rc -eq 124 ] && echo ', timed out (a hang)') ($(tail -1 "$out/async-$1-$s.log"))"
   done
 }
 echo "commit ${GPUPRIM_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}"
