@@ -6,7 +6,8 @@
  * A chain draws 4 to 12 steps over a few buffers of one context: scans
  * (in place or not, widening), selections, partitions and the filter (by
  * flags that may be an earlier step's u8 output), counts, reductions,
- * histograms (accumulating onto an earlier one), transposes, copies and
+ * histograms (accumulating onto an earlier one; by edges that an earlier
+ * step wrote, which the call reads back on the host), transposes, copies and
  * memsets, on inputs that may start a few elements into a buffer. A later
  * step's n is the count an earlier selection will have written, known here
  * from the reference, so nothing waits for it. Where the header says a call
@@ -223,7 +224,7 @@ static void failed_call(gpt *t, lane *L, const char *what, gp_status s)
  */
 typedef enum call_kind {
     K_SCAN, K_SELECT_FLAGGED, K_SELECT_IF, K_PARTITION_FLAGGED, K_PARTITION_IF, K_FILTER, K_COUNT, K_REDUCE,
-    K_REDUCE_TO_HOST, K_HISTOGRAM, K_TRANSPOSE, K_COPY, K_MEMSET, K_SET_STREAM, K_STALL,
+    K_REDUCE_TO_HOST, K_HISTOGRAM, K_HISTOGRAM_EDGES, K_TRANSPOSE, K_COPY, K_MEMSET, K_SET_STREAM, K_STALL,
     K_SET_WORKSPACE
 } call_kind;
 
@@ -237,7 +238,7 @@ typedef struct span {
 typedef struct call {
     call_kind kind;
     span in;
-    int dst, flags_buf; /* flags_buf: a u8 buffer, for the flagged kinds */
+    int dst, flags_buf; /* flags_buf: a u8 buffer for the flagged kinds, the edges' for K_HISTOGRAM_EDGES */
     gp_dtype out_t;
     gp_op op;
     gp_cmp cmp;
@@ -355,12 +356,47 @@ static void plan_count(lane *L, call *c, int step, bool host)
     if (!host) memcpy(L->results_mirror + step * 8, &c->want_count, 8);
 }
 
-/* Over a range from a sample of the data; onto the last histogram (same
- * bins) half the time. */
+/* Whether element i of b is below element j, compared in t. */
+static bool below(const unsigned char *b, gp_dtype t, int64_t i, int64_t j)
+{
+    if (is_float(t)) return get_double(b, t, i) < get_double(b, t, j);
+    if (t == GP_DTYPE_U64) return (uint64_t)get_int(b, t, i) < (uint64_t)get_int(b, t, j);
+    return get_int(b, t, i) < get_int(b, t, j);
+}
+
+/* Edges for a histogram of t: the strictly ascending start of a buffer of
+ * t (an earlier step's output, which the call must wait for: it checks the
+ * edges on the host), 2 to MAX_BINS + 1 of them; false if none has two. */
+static bool pick_edges(lane *L, call *c)
+{
+    const int first = (int)gpt_below(&L->rng, NBUF);
+    for (int k = 0; k < NBUF; k++) {
+        const int b = (first + k) % NBUF;
+        int64_t e = 1;
+        while (L->t[b] == c->in.t && e < L->n[b] && e <= MAX_BINS && below(L->mirror[b], c->in.t, e - 1, e)) e++;
+        if (e < 2) continue;
+        c->flags_buf = b;
+        c->bins = 1 + (int64_t)gpt_below(&L->rng, (uint64_t)(e - 1));
+        return true;
+    }
+    return false;
+}
+
+/* Over a range from a sample of the data, or (half the time, where a
+ * buffer has them) between edges; onto the last histogram (same bins) half
+ * the time. */
 static void plan_histogram(lane *L, call *c)
 {
-    c->kind = K_HISTOGRAM;
     const bool acc = L->bins > 0 && gpt_below(&L->rng, 2);
+    c->flags = acc ? GP_HISTOGRAM_ACCUMULATE : 0;
+    c->kind = K_HISTOGRAM;
+    if (gpt_below(&L->rng, 2) && pick_edges(L, c) && (!acc || c->bins == L->bins)) {
+        c->kind = K_HISTOGRAM_EDGES;
+        gp_ref_histogram_edges(host_at(L, c->in), c->in.t, c->in.m, c->bins, L->mirror[c->flags_buf],
+                               (uint64_t *)L->hist_mirror, c->flags);
+        L->bins = c->bins;
+        return;
+    }
     c->bins = acc ? L->bins : 1 + (int64_t)gpt_below(&L->rng, MAX_BINS);
     c->lo = c->hi = 0;
     for (int i = 0; i < 64; i++) {
@@ -369,7 +405,6 @@ static void plan_histogram(lane *L, call *c)
         if (isfinite(x) && x > c->hi) c->hi = x;
     }
     if (!(c->hi > c->lo)) c->hi = c->lo + 1;
-    c->flags = acc ? GP_HISTOGRAM_ACCUMULATE : 0;
     gp_ref_histogram_even(host_at(L, c->in), c->in.t, c->in.m, c->bins, c->lo, c->hi, (uint64_t *)L->hist_mirror,
                           c->flags);
     L->bins = c->bins;
@@ -458,7 +493,8 @@ static bool plan(lane *L, call *c, int step)
 static const char *const kind_names[] = {
     "gp_scan", "gp_select_flagged", "gp_select_if", "gp_partition_flagged", "gp_partition_if",
     "gp_filter_running_max", "gp_count_if", "gp_reduce", "gp_reduce_to_host", "gp_histogram_even",
-    "gp_transpose_ex", "gp_copy", "gp_memset", "gp_ctx_set_stream", "a stall", "gp_ctx_set_workspace"};
+    "gp_histogram_edges", "gp_transpose_ex", "gp_copy", "gp_memset", "gp_ctx_set_stream", "a stall",
+    "gp_ctx_set_workspace"};
 
 /* One line of the chain's log. */
 static void describe(lane *L, const call *c, int step)
@@ -494,6 +530,9 @@ static void describe(lane *L, const call *c, int step)
     case K_REDUCE_TO_HOST: note(L, " %s -> %s", gp_op_name(c->op), gp_dtype_name(c->out_t)); break;
     case K_HISTOGRAM:
         note(L, " %" PRId64 " bins over [%.17g, %.17g)%s", c->bins, c->lo, c->hi, c->flags ? ", accumulating" : "");
+        break;
+    case K_HISTOGRAM_EDGES:
+        note(L, " %" PRId64 " bins, edges in buf%d%s", c->bins, c->flags_buf, c->flags ? ", accumulating" : "");
         break;
     case K_TRANSPOSE:
         note(L, " as %" PRId64 " x %" PRId64 ", flags %u -> buf%d", c->tp.rows, c->tp.cols, c->tp.flags, c->dst);
@@ -563,6 +602,9 @@ static void issue(gpt *t, lane *L, const call *c, int step)
     case K_REDUCE_TO_HOST: s = gp_reduce_to_host(L->ctx, in, d, m, c->op, host_out, c->out_t); break;
     case K_HISTOGRAM:
         s = gp_histogram_even(L->ctx, in, d, m, c->bins, c->lo, c->hi, (uint64_t *)L->hist.ptr, c->flags);
+        break;
+    case K_HISTOGRAM_EDGES:
+        s = gp_histogram_edges(L->ctx, in, d, m, c->bins, flags, (uint64_t *)L->hist.ptr, c->flags);
         break;
     case K_TRANSPOSE: s = gp_transpose_ex(L->ctx, in, out, &tp); break;
     case K_COPY: s = gp_copy(L->ctx, out, in, (size_t)m * gpt_size(d)); break;
