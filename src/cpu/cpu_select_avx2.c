@@ -1,5 +1,6 @@
 /*
- * AVX2 selections of 4- and 8-byte items (cpu_select_simd.h), for x86-64
+ * AVX2 selections of 4- and 8-byte items (cpu_select_simd.h; those of 1
+ * and 2 bytes are cpu_select_avx2_narrow.c's), for x86-64
  * CPUs without AVX-512's compress. A 32-byte vector (8 items of 4 bytes or
  * 4 of 8) is compared, or its flags tested, into a bit mask; a table turns
  * the mask into the permutation that moves the items it keeps to the
@@ -16,18 +17,17 @@
  * caller's range.
  */
 #include "cpu_select_simd.h"
+#include "cpu_select_avx2.h"
 
 #if GP_CPU_SIMD_X86
 #include <immintrin.h>
 #include <pthread.h>
 #include <string.h>
 
-#define GP_AVX2 __attribute__((target("avx2,popcnt")))
-
-/* perm_d[m]: the lanes an 8-bit mask m sets, in order, as lane indices
- * (the rest 0); perm_q[m]: for a 4-bit mask of 8-byte lanes, the two 4-byte
- * halves of each lane it sets. Filled once a process. */
-static uint8_t perm_d[256][8];
+/* perm_q[m]: for a 4-bit mask of 8-byte lanes, the two 4-byte halves of
+ * each lane it sets (gp_avx2_lanes serves 4-byte lanes). */
+uint8_t gp_avx2_lanes[256][8];
+uint8_t gp_avx2_pairs[256][16];
 static uint8_t perm_q[16][8];
 static pthread_once_t perm_once = PTHREAD_ONCE_INIT;
 
@@ -35,7 +35,12 @@ static void fill_perms(void)
 {
     for (int m = 0; m < 256; m++)
         for (int j = 0, k = 0; j < 8; j++)
-            if (m >> j & 1) perm_d[m][k++] = (uint8_t)j;
+            if (m >> j & 1) {
+                gp_avx2_lanes[m][k] = (uint8_t)j;
+                gp_avx2_pairs[m][2 * k] = (uint8_t)(2 * j);
+                gp_avx2_pairs[m][2 * k + 1] = (uint8_t)(2 * j + 1);
+                k++;
+            }
     for (int m = 0; m < 16; m++)
         for (int j = 0, k = 0; j < 4; j++)
             if (m >> j & 1) {
@@ -59,35 +64,18 @@ GP_AVX2 static inline void store_first(void *out, __m256i p, int words)
     _mm256_maskstore_epi32((int *)out, first, p);
 }
 
-/* Buffered stores: whole vectors go to w + held, and the buffer is copied
- * to dst (exactly `held` words) when it holds GP_AVX2_BUF words or more,
- * and at the end. */
-enum { GP_AVX2_BUF = 128 };
-typedef struct outbuf {
-    unsigned char *dst;
-    int held;                    /* 4-byte words */
-    uint32_t w[GP_AVX2_BUF + 8]; /* room for one more vector past the limit */
-} outbuf;
-
-static inline void flush(outbuf *b)
+GP_AVX2 static inline void put_buffered(gp_avx2_buf *b, __m256i p, int words)
 {
-    memcpy(b->dst, b->w, (size_t)b->held * 4);
-    b->dst += (size_t)b->held * 4;
-    b->held = 0;
-}
-
-GP_AVX2 static inline void put_buffered(outbuf *b, __m256i p, int words)
-{
-    _mm256_storeu_si256((__m256i *)(b->w + b->held), p);
-    b->held += words;
-    if (b->held >= GP_AVX2_BUF) flush(b);
+    _mm256_storeu_si256((__m256i *)(b->b + b->held), p);
+    b->held += 4 * words;
+    if (b->held >= GP_AVX2_BUF) gp_avx2_flush(b);
 }
 
 #define LANES_D 8
 #define LANES_Q 4
 #define FULL_D 0xffu
 #define FULL_Q 0xfu
-#define PERM_D(m) perm_d[m]
+#define PERM_D(m) gp_avx2_lanes[m]
 #define PERM_Q(m) perm_q[m]
 #define WORDS_D(c) (c)
 #define WORDS_Q(c) (2 * (c))
@@ -132,7 +120,7 @@ GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
     }
 #define GP_AVX2_VECTORS_BUFFERED(G, MASK)                                      \
     {                                                                          \
-        outbuf sb, rb;                                                         \
+        gp_avx2_buf sb, rb;                                                    \
         sb.dst = (unsigned char *)sel, sb.held = 0;                            \
         rb.dst = (unsigned char *)rej, rb.held = 0;                            \
         for (; i + LANES_##G <= n; i += LANES_##G) {                           \
@@ -145,19 +133,12 @@ GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
             }                                                                  \
             k += c;                                                            \
         }                                                                      \
-        if (sel) flush(&sb);                                                   \
-        if (rej) flush(&rb);                                                   \
+        if (sel) gp_avx2_flush(&sb);                                           \
+        if (rej) gp_avx2_flush(&rb);                                           \
     }
 #define GP_AVX2_STEPS(R, G, MASK, KEEP)                                        \
     GP_AVX2_VECTORS_##R(G, MASK)                                               \
-    for (; i < n; i++) {                                                       \
-        const int s = (KEEP);                                                  \
-        if (sel) {                                                             \
-            if (s) sel[k] = x[i];                                              \
-            else if (rej) rej[i - k] = x[i];                                   \
-        }                                                                      \
-        k += s;                                                                \
-    }
+    GP_AVX2_TAIL(KEEP)
 
 /* ------------------------------------------------------------ by flags */
 
@@ -177,6 +158,7 @@ GP_AVX2_DEF_SPLITS(BUFFERED)
 int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej,
                           bool masked)
 {
+    if (size <= 2) return gp_cpu_avx2_narrow_split(size, x, f, n, sel, rej);
     if (masked) return size == 4 ? split_D_MASKED(x, f, n, sel, rej) : split_Q_MASKED(x, f, n, sel, rej);
     return size == 4 ? split_D_BUFFERED(x, f, n, sel, rej) : split_Q_BUFFERED(x, f, n, sel, rej);
 }
@@ -228,20 +210,9 @@ int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t 
     GP_AVX2 static int64_t NAME##_split_if_##R(const void *xv, int64_t n, gp_cmp cmp, const void *vp,          \
                                                void *selv, void *rejv)                                      \
     {                                                                                                       \
-        const T *x = (const T *)xv;                                                                         \
-        T *sel = (T *)selv, *rej = (T *)rejv;                                                               \
-        T value;                                                                                            \
-        memcpy(&value, vp, sizeof value);                                                                   \
+        GP_AVX2_IF_ARGS(T)                                                                                  \
         const __m256i val = BIAS_##K##_##G(SPLAT_##G(vp));                                                  \
-        int64_t i = 0, k = 0;                                                                               \
-        switch (cmp) {                                                                                      \
-        case GP_CMP_LT: GP_AVX2_CMP_STEPS(R, G, K, LT, <) break;                                            \
-        case GP_CMP_LE: GP_AVX2_CMP_STEPS(R, G, K, LE, <=) break;                                           \
-        case GP_CMP_GT: GP_AVX2_CMP_STEPS(R, G, K, GT, >) break;                                            \
-        case GP_CMP_GE: GP_AVX2_CMP_STEPS(R, G, K, GE, >=) break;                                           \
-        case GP_CMP_EQ: GP_AVX2_CMP_STEPS(R, G, K, EQ, ==) break;                                           \
-        case GP_CMP_NE: GP_AVX2_CMP_STEPS(R, G, K, NE, !=) break;                                           \
-        }                                                                                                   \
+        GP_AVX2_CMP_SWITCH(cmp, GP_AVX2_CMP_STEPS, R, G, K)                                                 \
         return k;                                                                                           \
     }
 /* X(name, C type, item size group, comparison kind, dtype): the dtypes of 4 and 8 bytes. */
@@ -266,7 +237,7 @@ int64_t gp_cpu_avx2_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, c
                       : NAME##_split_if_BUFFERED(x, n, cmp, value, sel, rej);
         GP_AVX2_DTYPES(GP_AVX2_CASE)
 #undef GP_AVX2_CASE
-    default: return 0; /* gp_cpu_simd_covers() keeps other dtypes off this path */
+    default: return gp_cpu_avx2_narrow_split_if(t, x, n, cmp, value, sel, rej); /* 1- and 2-byte items */
     }
 }
 

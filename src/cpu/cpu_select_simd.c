@@ -58,7 +58,7 @@ static int select_path(void)
 bool gp_cpu_simd_covers(size_t size)
 {
     const int s = select_path();
-    return s == PATH_AVX512 || (s != PATH_SCALAR && (size == 4 || size == 8));
+    return s != PATH_SCALAR && (size == 1 || size == 2 || size == 4 || size == 8);
 }
 
 const char *gp_cpu_select_path(void)

@@ -1,8 +1,8 @@
 /* Selections on x86-64 CPUs with AVX-512 (F, BW, VL and VBMI2), or with
- * AVX2 for items of 4 and 8 bytes: a vector of items is compared or tested
- * against its flags into a mask, its kept items moved to the front
- * (AVX-512's compress; AVX2's permute by a table) and written by a masked
- * store or through a buffer, so nothing is stored past the last one kept. cpu_select.c takes
+ * AVX2: a vector of items is compared or tested against its flags into a
+ * mask, its kept items moved to the front (AVX-512's compress; AVX2's
+ * permute or byte shuffle by a table) and written by a masked store or
+ * through a buffer, so nothing is stored past the last one kept. cpu_select.c takes
  * this path wherever gp_cpu_simd_covers() says so and its scalar loops
  * elsewhere. */
 #ifndef GP_CPU_SELECT_SIMD_H
@@ -25,9 +25,9 @@
  * the tests run every path that way). Asked once a process. */
 bool gp_cpu_simd_covers(size_t size);
 
-/* "avx512", "avx2 (masked stores)" or "avx2 (buffered stores)" (items of
- * 4 and 8 bytes; the rest scalar), or "scalar": the path the selections
- * take in this process. */
+/* "avx512", "avx2 (masked stores)" or "avx2 (buffered stores)" (how items
+ * of 4 and 8 bytes leave; those of 1 and 2 always through a buffer), or
+ * "scalar": the path the selections take in this process. */
 const char *gp_cpu_select_path(void);
 
 #if GP_CPU_SIMD_X86
@@ -41,13 +41,19 @@ int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, c
  * not NULL. size is the item size, 1, 2, 4 or 8 bytes; sel is not NULL. */
 int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
 
-/* cpu_select_avx2.c: its tables, filled once; then the two above for items
- * of 4 and 8 bytes, storing by masked stores or else through a buffer. */
+/* cpu_select_avx2.c: the tables of both AVX2 files, filled once; then the
+ * two above, storing items of 4 and 8 bytes by masked stores or else through
+ * a buffer, and items of 1 and 2 bytes through a buffer by the narrow ones. */
 void gp_cpu_avx2_init(void);
 int64_t gp_cpu_avx2_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
                              void *rej, bool masked);
 int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej,
                           bool masked);
+/* cpu_select_avx2_narrow.c: items of 1 and 2 bytes (tables from
+ * gp_cpu_avx2_init). */
+int64_t gp_cpu_avx2_narrow_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                                    void *rej);
+int64_t gp_cpu_avx2_narrow_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
 
 /* The comparison value's bits, for broadcasting into every lane. */
 static inline uint64_t gp_simd_value_bits(const void *p, size_t size)
