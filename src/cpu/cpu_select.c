@@ -13,8 +13,8 @@
  * and the slot advances only when the element is kept. The loop stops at
  * the block's last kept element, so no store lands past the block's own
  * output range (which another thread is writing). Where the CPU has
- * AVX-512 (or AVX2, for items of 4 and 8 bytes), selections and partitions
- * compact whole vectors instead (cpu_select_simd.c, cpu_select_avx2.c),
+ * AVX-512 or AVX2, selections and partitions compact whole vectors instead
+ * (cpu_select_simd.c, cpu_select_avx2.c, cpu_select_avx2_narrow.c),
  * comparing as they go rather than through flags.
  */
 #include <math.h>
@@ -149,7 +149,7 @@ typedef int64_t (*keep_if_fn)(const void *x, int64_t n, gp_cmp cmp, const void *
 typedef struct sel_fns {
     pred_fn pred;
     keep_if_fn keep_if;
-    bool simd;     /* the AVX-512 path (cpu_select_simd.h) instead of these */
+    bool simd;     /* a SIMD path (cpu_select_simd.h) instead of these */
     int64_t block; /* elements a thread takes a round */
 } sel_fns;
 
