@@ -9,13 +9,14 @@
 # The whole check takes longer than one device call (10 minutes), so it
 # comes in four, each building first (a no-op on the same warm machine,
 # ~150-190 s on a fresh one): --part 1 ctest and the sanitizers on
-# test_api and the api fuzz target; --part 2 the sanitizers on test_reduce, test_scan, test_select
-# and test_transpose; --part 3 the sanitizers on persistent grids and the
-# other hooked paths, the ladders, the demo and the benchmarks; --part 4
-# the sanitizers on test_histogram and test_async. No --part: parts 1-4. --part 5, only
-# when asked, builds again with AddressSanitizer and UndefinedBehaviorSanitizer
-# on the host code (build-gpu-sanitize, make test-sanitize's flags; the
-# kernels are compute-sanitizer's) and runs ctest's CUDA and tool tests
+# test_api and the api fuzz target; --part 2 the sanitizers on test_reduce,
+# test_scan, test_select and test_transpose; --part 3 the sanitizers on
+# persistent grids and the other hooked paths, the ladders, the demo and
+# the benchmarks; --part 4 the sanitizers on test_histogram and test_async.
+# No --part: parts 1-4. --part 5, only when asked, builds again with
+# AddressSanitizer and UndefinedBehaviorSanitizer on the host code
+# (build-gpu-sanitize, make test-sanitize's flags; the kernels are
+# compute-sanitizer's) and runs ctest's CUDA and tool tests
 # (labels cuda and cli): the CUDA backend's host paths, which no machine
 # without a GPU runs, under the host sanitizers. The CPU tests under them
 # are `make test-sanitize`'s: with them the ctest step took 379 s and more
