@@ -77,8 +77,6 @@ typedef struct lane {
 
 /* --------------------------------------------------------------- values */
 
-static bool is_float(gp_dtype t) { return gpt_is_float(t); }
-
 /* Element access through memcpy: values also live in byte arrays
  * (a call's value and init) without the element's alignment. */
 #define GPT_AT_(T) (memcpy(&v.T, b + (size_t)i * sizeof v.T, sizeof v.T), v.T)
@@ -146,14 +144,14 @@ static void fill(unsigned char *b, gp_dtype t, int64_t n, int kind, gpt_rng *r)
 {
     for (int64_t i = 0; i < n; i++) {
         int64_t v;
-        if (kind == 0) v = is_float(t) ? (int64_t)gpt_below(r, 2001) - 1000 : (int64_t)gpt_next(r);
+        if (kind == 0) v = gpt_is_float(t) ? (int64_t)gpt_below(r, 2001) - 1000 : (int64_t)gpt_next(r);
         else if (kind == 1) v = i / 2 + (int64_t)gpt_below(r, 7) - 3;
         else v = (int64_t)gpt_below(r, 5);
         double f = (double)v;
         if (f == 0) f = 0; /* +0 */
         put(b, t, i, v, f);
     }
-    if (is_float(t) && kind != 2 && n > 0 && gpt_below(r, 3) == 0)
+    if (gpt_is_float(t) && kind != 2 && n > 0 && gpt_below(r, 3) == 0)
         for (int k = 0; k < 3; k++)
             put(b, t, (int64_t)gpt_below(r, (uint64_t)n), 0, gpt_below(r, 2) ? INFINITY : -INFINITY);
 }
@@ -324,7 +322,7 @@ static void plan_scan(lane *L, call *c)
     c->give_init = c->exclusive && gpt_below(&L->rng, 4) != 0;
     const int64_t init = (int64_t)gpt_below(&L->rng, 7) - 3;
     put(c->init, c->out_t, 0, init, init == 0 ? 0.0 : (double)init);
-    if (!is_float(c->in.t)) c->op = int_ops[gpt_below(&L->rng, 7)];
+    if (!gpt_is_float(c->in.t)) c->op = int_ops[gpt_below(&L->rng, 7)];
     else if (float_sum_exact(host_at(L, c->in), c->in.t, c->in.m, 3, c->out_t) && gpt_below(&L->rng, 2))
         c->op = GP_OP_SUM;
     else c->op = gpt_below(&L->rng, 2) ? GP_OP_MIN : GP_OP_MAX;
@@ -339,7 +337,7 @@ static void plan_reduce(lane *L, call *c, int step, bool to_host)
 {
     c->kind = to_host ? K_REDUCE_TO_HOST : K_REDUCE;
     c->out_t = widen(c->in.t, &L->rng);
-    if (!is_float(c->in.t)) c->op = int_ops[gpt_below(&L->rng, 7)];
+    if (!gpt_is_float(c->in.t)) c->op = int_ops[gpt_below(&L->rng, 7)];
     else c->op = float_sum_exact(host_at(L, c->in), c->in.t, c->in.m, 0, c->out_t) ? GP_OP_SUM : GP_OP_MAX;
     gp_ref_reduce(host_at(L, c->in), c->in.t, c->in.m, c->op, to_host ? c->want : L->results_mirror + step * 8,
                   c->out_t);
@@ -359,7 +357,7 @@ static void plan_count(lane *L, call *c, int step, bool host)
 /* Whether element i of b is below element j, compared in t. */
 static bool below(const unsigned char *b, gp_dtype t, int64_t i, int64_t j)
 {
-    if (is_float(t)) return get_double(b, t, i) < get_double(b, t, j);
+    if (gpt_is_float(t)) return get_double(b, t, i) < get_double(b, t, j);
     if (t == GP_DTYPE_U64) return (uint64_t)get_int(b, t, i) < (uint64_t)get_int(b, t, j);
     return get_int(b, t, i) < get_int(b, t, j);
 }
@@ -670,7 +668,7 @@ static void chain_end(gpt *t, lane *L)
 
 /* Starts a chain: n elements of a random dtype in buffer 0 (and a u8 array
  * in buffer 1, for flags), the rest poisoned; a caller's workspace or not. */
-static bool chain_start(gpt *t, lane *L, int64_t n, uint64_t seed, size_t ws_bytes)
+static bool chain_start(gpt *t, lane *L, int64_t n, uint64_t seed)
 {
     L->rng = gpt_rng_at(seed, 0);
     L->broken = false;
@@ -695,14 +693,14 @@ static bool chain_start(gpt *t, lane *L, int64_t n, uint64_t seed, size_t ws_byt
     L->t[1] = GP_DTYPE_U8;
     L->n[1] = n;
     void *stream = L->streams[gpt_below(&L->rng, (uint64_t)L->nstreams)];
-    const bool ws = ws_bytes > 0 && gpt_below(&L->rng, 4) == 0;
+    const bool ws = L->ws_bytes > 0 && gpt_below(&L->rng, 4) == 0;
     note(L, "\n    seed %" PRIu64 ": %" PRId64 " %s (%s data) in buf0, flags of density %u/256 in buf1, %s stream%s",
          seed, n, gp_dtype_name(d), kind == 0 ? "random" : kind == 1 ? "mostly ascending" : "small", density,
          stream ? "a caller's" : "the default", ws ? ", a caller's workspace" : "");
     gp_status s = GP_STATUS_OK;
     for (int b = 0; b < NBUF && s == GP_STATUS_OK; b++) s = gpt_guarded_alloc(L->ctx, &L->buf[b], L->cap);
     if (s == GP_STATUS_OK) s = gp_ctx_set_stream(L->ctx, stream);
-    if (s == GP_STATUS_OK) s = gp_ctx_set_workspace(L->ctx, ws ? L->workspace : NULL, ws ? ws_bytes : 0);
+    if (s == GP_STATUS_OK) s = gp_ctx_set_workspace(L->ctx, ws ? L->workspace : NULL, ws ? L->ws_bytes : 0);
     for (int b = 0; b < NBUF && s == GP_STATUS_OK; b++) s = gpt_guarded_poison(&L->buf[b], &POISON, 1);
     if (s == GP_STATUS_OK) s = gpt_guarded_poison(&L->results, &POISON, 1);
     if (s == GP_STATUS_OK) s = gpt_guarded_poison(&L->hist, &POISON, 1);
@@ -839,8 +837,8 @@ int main(int argc, char **argv)
         const int64_t n = chain_n(&r, max_n), m = chain_n(&r, max_n);
         const int steps = 4 + (int)gpt_below(&r, MAX_STEPS - 3);
         const uint64_t seed_a = gpt_next(&r), seed_b = gpt_next(&r);
-        if (!chain_start(&t, &a, n, seed_a, ws_bytes)) continue;
-        if (pair && !chain_start(&t, &b, m, seed_b, ws_bytes)) {
+        if (!chain_start(&t, &a, n, seed_a)) continue;
+        if (pair && !chain_start(&t, &b, m, seed_b)) {
             chain_end(&t, &a);
             continue;
         }
