@@ -184,12 +184,6 @@ int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t 
 #define SPLAT_D(p) _mm256_set1_epi32((int32_t)gp_simd_value_bits(p, 4))
 #define SPLAT_Q(p) _mm256_set1_epi64x((long long)gp_simd_value_bits(p, 8))
 
-#define INT_LT(G, a, b) (unsigned)GT_##G(b, a)
-#define INT_LE(G, a, b) (FULL_##G ^ (unsigned)GT_##G(a, b))
-#define INT_GT(G, a, b) (unsigned)GT_##G(a, b)
-#define INT_GE(G, a, b) (FULL_##G ^ (unsigned)GT_##G(b, a))
-#define INT_EQ(G, a, b) (unsigned)EQ_##G(a, b)
-#define INT_NE(G, a, b) (FULL_##G ^ (unsigned)EQ_##G(a, b))
 #define FLT_LT(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_LT_OQ)
 #define FLT_LE(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_LE_OQ)
 #define FLT_GT(G, a, b) (unsigned)FCMP_##G(a, b, _CMP_GT_OQ)

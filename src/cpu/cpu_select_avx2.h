@@ -51,6 +51,16 @@ static inline void gp_avx2_flush(gp_avx2_buf *o)
         k += s;                                                                \
     }
 
+/* Integer comparisons as lane masks, from the item group G's GT_G and EQ_G
+ * masks of a against b and its all-lanes mask FULL_G: lt, le, ge and ne are
+ * swaps and complements of gt and eq. */
+#define INT_LT(G, a, b) (unsigned)GT_##G(b, a)
+#define INT_LE(G, a, b) (FULL_##G ^ (unsigned)GT_##G(a, b))
+#define INT_GT(G, a, b) (unsigned)GT_##G(a, b)
+#define INT_GE(G, a, b) (FULL_##G ^ (unsigned)GT_##G(b, a))
+#define INT_EQ(G, a, b) (unsigned)EQ_##G(a, b)
+#define INT_NE(G, a, b) (FULL_##G ^ (unsigned)EQ_##G(a, b))
+
 /* A loop a comparison: STEPS(..., OP, OPR) with its name and C operator. */
 #define GP_AVX2_CMP_SWITCH(cmp, STEPS, ...)                                    \
     switch (cmp) {                                                             \

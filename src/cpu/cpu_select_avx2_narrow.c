@@ -100,8 +100,8 @@ int64_t gp_cpu_avx2_narrow_split(size_t size, const void *x, const uint8_t *f, i
 
 /* ------------------------------------------------------- by comparison */
 
-/* Lane masks of a against b, signed, by gt and eq (the other comparisons
- * are their swaps and complements); unsigned items have had their sign
+/* Lane masks of a against b, signed, by gt and eq (INT_* in
+ * cpu_select_avx2.h make the rest); unsigned items have had their sign
  * bits flipped first (BIAS). 2-byte lanes' masks are packed to a bit a
  * lane (packs keeps 0 and -1). */
 #define GT_B(a, b) (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(a, b))
@@ -116,15 +116,8 @@ int64_t gp_cpu_avx2_narrow_split(size_t size, const void *x, const uint8_t *f, i
 #define SPLAT_B(p) _mm_set1_epi8((char)gp_simd_value_bits(p, 1))
 #define SPLAT_W(p) _mm_set1_epi16((short)gp_simd_value_bits(p, 2))
 
-#define NARROW_LT(G, a, b) GT_##G(b, a)
-#define NARROW_LE(G, a, b) (FULL_##G ^ GT_##G(a, b))
-#define NARROW_GT(G, a, b) GT_##G(a, b)
-#define NARROW_GE(G, a, b) (FULL_##G ^ GT_##G(b, a))
-#define NARROW_EQ(G, a, b) EQ_##G(a, b)
-#define NARROW_NE(G, a, b) (FULL_##G ^ EQ_##G(a, b))
-
 /* One comparison's loop: OP the comparison's name, OPR its C operator. */
-#define GP_NARROW_CMP_STEPS(G, K, OP, OPR) GP_NARROW_STEPS(G, NARROW_##OP(G, BIAS_##K##_##G(v), val), x[i] OPR value)
+#define GP_NARROW_CMP_STEPS(G, K, OP, OPR) GP_NARROW_STEPS(G, INT_##OP(G, BIAS_##K##_##G(v), val), x[i] OPR value)
 
 #define GP_NARROW_DEF_IF(NAME, T, G, K)                                                                     \
     GP_AVX2 static int64_t NAME##_split_if(const void *xv, int64_t n, gp_cmp cmp, const void *vp, void *selv, \
