@@ -8,8 +8,9 @@
 # it may then run at once on the context's one look-back arena). The
 # source is restored and rebuilt at the end. Every step has a time limit and
 # writes to $OUT/async-plant.log as it goes.
-#   GPUPRIM_COMMIT=<sha> scripts/async-plant.sh
+#   GPUPRIM_COMMIT=<sha> [ASYNC_PLANT_LIMIT_S=120] scripts/async-plant.sh
 set -u
+limit=${ASYNC_PLANT_LIMIT_S:-120} # seconds per seed; a hang costs three of these
 out=${OUT:-./gpu-check-out}
 mkdir -p "$out"
 exec > >(tee "$out/async-plant.log") 2>&1
@@ -18,11 +19,12 @@ b=build-gpu
 src=src/cuda/cuda_backend.cu
 t0=$(date +%s)
 at() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
-seeds() { # label: runs seeds 1-3, each under 120 s, and prints their verdicts
+seeds() { # label: runs seeds 1-3, each under $limit s, and prints their verdicts
   for s in 1 2 3; do
-    timeout 120 $b/tests/test_async --backend cuda --seed $s >"$out/async-$1-$s.log" 2>&1
+    local s0=$(date +%s)
+    timeout $limit $b/tests/test_async --backend cuda --seed $s >"$out/async-$1-$s.log" 2>&1
     local rc=$?
-    echo "$1 seed $s: exit $rc$([ $rc -eq 124 ] && echo ', timed out (a hang)') ($(tail -1 "$out/async-$1-$s.log"))"
+    echo "$1 seed $s: exit $rc$([ $rc -eq 124 ] && echo ', timed out (a hang)') in $(( $(date +%s) - s0 )) s ($(tail -1 "$out/async-$1-$s.log"))"
   done
 }
 echo "commit ${GPUPRIM_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}"
