@@ -270,6 +270,33 @@ int gpb_option(int argc, char **argv, int *i, const char *const *known, size_t n
 /* Prints "gpuprim VERB: <fmt with what> (see gpuprim VERB --help)" to
  * stderr; returns GPB_ERROR. */
 int gpb_usage_error(const char *verb, const char *fmt, const char *what);
+
+/* The run's numbers, which bench and ladder both take. */
+typedef struct gpb_run_args {
+    int device, runs, warmup; /* --device (0), --runs (20), --warmup (3) */
+    unsigned long long seed;  /* --seed (1) */
+} gpb_run_args;
+
+/* A command line of the bench's or the ladder's shape: one positional word,
+ * options with values, at most one option without. */
+typedef struct gpb_command {
+    const char *verb;          /* "bench": for messages */
+    const char *const *known;  /* options taking a value, the run's four among them */
+    size_t nknown;
+    const char *flag;          /* the option without a value, or NULL */
+    void (*usage)(FILE *f);
+    /* The command's own options: GPB_OK, or GPB_ERROR after printing why. */
+    int (*take)(const char *name, const char *val, void *ctx);
+} gpb_command;
+enum { GPB_HELP_SHOWN = -1 }; /* gpb_parse_command: --help printed on stdout; exit 0 */
+
+/* Reads argv[1..]: -h or --help prints the usage on stdout (GPB_HELP_SHOWN);
+ * the word goes to *word (a second is a usage error, none prints the usage
+ * on stderr), the flag sets *flag, the run's numbers go to *run (defaults
+ * first), and every other option to c->take. GPB_OK, or GPB_ERROR after a
+ * message on stderr. */
+int gpb_parse_command(const gpb_command *c, int argc, char **argv, const char **word, int *flag, gpb_run_args *run,
+                      void *ctx);
 /* A CSV field (quoted when it holds a comma, quote or newline) and a JSON
  * string (escaped), written to f. */
 void gpb_csv_str(FILE *f, const char *s);

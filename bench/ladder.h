@@ -76,6 +76,21 @@ int gpl_report_add(gpl_report *rep, const gpl_row *r);
  * ratio, check, note; columns that are NAN in every row are left out. */
 void gpl_print_rows(const char *title, const gpl_row *rows, int nrows);
 
+/* `gpuprim ladder`'s command line (ladder_args.c). */
+typedef struct gpl_args {
+    const char *name, *csv, *json; /* pointers into argv */
+    gpb_run_args run;              /* --device, --runs, --warmup, --seed */
+    gpl_opts o;
+} gpl_args;
+
+/* GPB_OK, GPB_HELP_SHOWN (usage on stdout), or GPB_ERROR after a message
+ * on stderr. */
+int gpl_parse_args(int argc, char **argv, gpl_args *a);
+
+/* The ladder called `name` in this build, or NULL; *known: whether any build
+ * has it (the GPU ladders are absent without CUDA). */
+const gpl_ladder *gpl_find_ladder(const char *name, int *known);
+
 /* Datasheet peak of the run's GPU by seed 000's formula, bus width / 8 x
  * memory clock x 2, in GB/s; 0 when the device does not say (CUDA only). */
 double gpl_peak_gbs(const gpb_env *env);

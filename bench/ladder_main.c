@@ -1,4 +1,4 @@
-/* `gpuprim ladder NAME [options]`: options, the ladder table, the files. */
+/* `gpuprim ladder NAME [options]`: the run, the report and its files (options: ladder_args.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "gp_bench.h"
 #include "ladder.h"
@@ -7,19 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef GPUPRIM_BENCH_CUDA
-extern const gpl_ladder gpl_ladder_reduce, gpl_ladder_transpose, gpl_ladder_atomics, gpl_ladder_stalin;
-static const gpl_ladder *const ladders[] = {&gpl_ladder_reduce, &gpl_ladder_transpose, &gpl_ladder_atomics,
-                                            &gpl_ladder_stalin};
-enum { NLADDERS = sizeof ladders / sizeof ladders[0] };
-#else
-static const gpl_ladder *const *const ladders = NULL;
-enum { NLADDERS = 0 };
-#endif
-/* Every name, also in builds without CUDA, so that they can say why not. */
-static const char *const ladder_names[] = {"reduce", "transpose", "atomics", "stalin"};
-enum { NNAMES = sizeof ladder_names / sizeof ladder_names[0] };
 
 /* ----------------------------------------------------------------- report */
 
@@ -227,146 +214,30 @@ static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta 
     return finish_file(f, path);
 }
 
-/* ---------------------------------------------------------------- options */
-
-static void usage(FILE *f)
-{
-    fputs("usage: gpuprim ladder NAME [options]\n"
-          "The seed articles' experiments on the present GPU, each rung checked against a\n"
-          "serial reference and timed in the same run as gpuprim and its best peer.\n"
-          "ladders:\n",
-          f);
-    for (int i = 0; i < NLADDERS; i++) fprintf(f, "  %-10s %s\n", ladders[i]->name, ladders[i]->about);
-    if (NLADDERS == 0) fputs("  reduce, transpose, atomics, stalin (need a CUDA build; this one has none)\n", f);
-    fputs("options:\n"
-          "  --device N               CUDA device (default 0)\n"
-          "  --runs N                 timed calls per rung (default 20)\n"
-          "  --warmup N               untimed calls before them (default 3)\n"
-          "  --seed N                 input seed (default 1)\n"
-          "  --sizes LIST             replace the ladder's default sizes (e.g. 1000,2^20)\n"
-          "  --check                  check every rung at small and boundary sizes, no timing\n"
-          "  --csv FILE, --json FILE  also write the rows for programs\n"
-          "Exit status: 0; 1 if a rung disagreed with the reference (the racy rung of the\n"
-          "atomics ladder excepted: its variance is the point); 2 on a usage or runtime error.\n",
-          f);
-}
-
-static int bad(const char *fmt, const char *what) { return gpb_usage_error("ladder", fmt, what); }
-
-
-/* A size for --sizes, at most 2^40 elements. */
-static int size_item(const char *s, int i, void *dst)
-{
-    int64_t v;
-    if (!gpb_parse_size(s, &v) || v > INT64_C(1) << 40) return 0;
-    ((int64_t *)dst)[i] = v;
-    return 1;
-}
-
-static int parse_sizes(const char *s, gpl_opts *o)
-{
-    char token[GPB_LIST_CHARS], msg[160];
-    const int max = (int)(sizeof o->sizes / sizeof o->sizes[0]);
-    const gpb_list_status st = gpb_split_list(s, max, size_item, o->sizes, &o->nsizes, token, sizeof token);
-    if (st == GPB_LIST_BAD_ITEM) return bad("--sizes: cannot parse '%s'", token);
-    if (st != GPB_LIST_OK) {
-        snprintf(msg, sizeof msg, "--sizes: %s", gpb_list_problem(st));
-        return bad("%s", msg);
-    }
-    return GPB_OK;
-}
-
-typedef struct args {
-    const char *name, *csv, *json;
-    int device, runs, warmup;
-    unsigned long long seed;
-    gpl_opts o;
-} args;
-
-enum { HELP_SHOWN = -1 };
-
-static int parse_args(int argc, char **argv, args *a)
-{
-    memset(a, 0, sizeof *a);
-    a->runs = 20, a->warmup = 3, a->seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i];
-        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
-            usage(stdout);
-            return HELP_SHOWN;
-        }
-        if (opt[0] != '-') {
-            if (a->name) return bad("unexpected argument '%s'", opt);
-            a->name = opt;
-            continue;
-        }
-        if (!strcmp(opt, "--check")) {
-            a->o.check_only = 1;
-            continue;
-        }
-        static const char *const known[] = {"--device", "--runs", "--warmup", "--seed", "--sizes", "--csv", "--json"};
-        char name[64], why[128];
-        const char *val;
-        if (!gpb_option(argc, argv, &i, known, sizeof known / sizeof *known, name, sizeof name, &val, why,
-                        sizeof why))
-            return bad("%s", why);
-        long long v;
-        if (!strcmp(name, "--device")) {
-            if (!gpb_parse_int(val, 0, 1024, &v)) return bad("bad --device '%s'", val);
-            a->device = (int)v;
-        } else if (!strcmp(name, "--runs")) {
-            if (!gpb_parse_int(val, 1, 100000, &v)) return bad("bad --runs '%s'", val);
-            a->runs = (int)v;
-        } else if (!strcmp(name, "--warmup")) {
-            if (!gpb_parse_int(val, 0, 100000, &v)) return bad("bad --warmup '%s'", val);
-            a->warmup = (int)v;
-        } else if (!strcmp(name, "--seed")) {
-            if (!gpb_parse_int(val, 0, INT64_MAX, &v)) return bad("bad --seed '%s'", val);
-            a->seed = (unsigned long long)v;
-        } else if (!strcmp(name, "--sizes")) {
-            if (parse_sizes(val, &a->o) != GPB_OK) return GPB_ERROR;
-        } else if (!strcmp(name, "--csv")) {
-            a->csv = val;
-        } else if (!strcmp(name, "--json")) {
-            a->json = val;
-        }
-    }
-    if (!a->name) {
-        usage(stderr);
-        return GPB_ERROR;
-    }
-    return GPB_OK;
-}
-
 int gp_ladder_main(int argc, char **argv)
 {
-    args a;
-    int prc = parse_args(argc, argv, &a);
-    if (prc == HELP_SHOWN) return GPB_OK;
+    gpl_args a;
+    int prc = gpl_parse_args(argc, argv, &a);
+    if (prc == GPB_HELP_SHOWN) return GPB_OK;
     if (prc != GPB_OK) return GPB_ERROR;
-    const gpl_ladder *l = NULL;
-    for (int i = 0; i < NLADDERS; i++)
-        if (!strcmp(ladders[i]->name, a.name)) l = ladders[i];
-    if (!l) {
-        for (int i = 0; i < NNAMES; i++)
-            if (!strcmp(ladder_names[i], a.name)) {
-                fprintf(stderr, "gpuprim ladder: the %s ladder runs on the GPU; this build has no CUDA backend\n",
-                        a.name);
-                return GPB_ERROR;
-            }
-        return bad("unknown ladder '%s'", a.name);
+    int known;
+    const gpl_ladder *l = gpl_find_ladder(a.name, &known);
+    if (!l && known) {
+        fprintf(stderr, "gpuprim ladder: the %s ladder runs on the GPU; this build has no CUDA backend\n", a.name);
+        return GPB_ERROR;
     }
+    if (!l) return gpb_usage_error("ladder", "unknown ladder '%s'", a.name);
 
     gpb_env env;
     memset(&env, 0, sizeof env);
     /* timing: unused, the ladders time their kernels with their own events */
-    env.opts = (gpb_opts){.backend = GP_BACKEND_CUDA, .device = a.device, .runs = a.runs, .warmup = a.warmup,
-                          .seed = a.seed, .timing = GPB_TIMING_EVENTS};
-    gp_status st = gp_ctx_create(&env.ctx, GP_BACKEND_CUDA, a.device);
+    env.opts = (gpb_opts){.backend = GP_BACKEND_CUDA, .device = a.run.device, .runs = a.run.runs,
+                          .warmup = a.run.warmup, .seed = a.run.seed, .timing = GPB_TIMING_EVENTS};
+    gp_status st = gp_ctx_create(&env.ctx, GP_BACKEND_CUDA, a.run.device);
     if (st != GP_STATUS_OK) {
         char detail[256] = "";
         gp_backend_probe(GP_BACKEND_CUDA, detail, sizeof detail);
-        fprintf(stderr, "gpuprim ladder: no usable GPU (device %d): %s%s%s\n", a.device, gp_status_name(st),
+        fprintf(stderr, "gpuprim ladder: no usable GPU (device %d): %s%s%s\n", a.run.device, gp_status_name(st),
                 detail[0] ? ": " : "", detail);
         return GPB_ERROR;
     }

@@ -1,0 +1,44 @@
+/* The case table: every case this build has; a new primitive adds its line here. */
+#include "bench_args.h"
+
+extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu, gpb_filter_cpu, gpb_filter_ascending_cpu, gpb_scan_cpu,
+    gpb_select_cpu, gpb_select_if_cpu, gpb_partition_cpu, gpb_partition_if_cpu;
+#ifdef GPUPRIM_BENCH_CUDA
+extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
+extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_wide_bins_cuda,
+    gpb_histogram_many_bins_cuda, gpb_histogram_edges_cuda;
+extern const gpb_case gpb_scan_cuda, gpb_select_cuda, gpb_select_if_cuda, gpb_partition_cuda,
+    gpb_partition_if_cuda, gpb_filter_cuda, gpb_filter_ascending_cuda, gpb_filter_vs_cpu_cuda;
+#endif
+
+const gpb_case *const gpb_cases[] = {
+    &gpb_reduce_cpu,
+    &gpb_transpose_cpu,
+    &gpb_filter_cpu,
+    &gpb_filter_ascending_cpu,
+    &gpb_scan_cpu,
+    &gpb_select_cpu,
+    &gpb_select_if_cpu,
+    &gpb_partition_cpu,
+    &gpb_partition_if_cpu,
+#ifdef GPUPRIM_BENCH_CUDA
+    &gpb_reduce_cuda,
+    &gpb_transpose_cuda,
+    &gpb_count_cuda,
+    &gpb_histogram_cuda,
+    &gpb_histogram_one_bin_cuda,
+    &gpb_histogram_wide_bins_cuda,
+    &gpb_histogram_many_bins_cuda,
+    &gpb_histogram_edges_cuda,
+    &gpb_scan_cuda,
+    &gpb_select_cuda,
+    &gpb_select_if_cuda,
+    &gpb_partition_cuda,
+    &gpb_partition_if_cuda,
+    &gpb_filter_cuda,
+    &gpb_filter_ascending_cuda,
+    &gpb_filter_vs_cpu_cuda,
+#endif
+};
+const int gpb_ncases = sizeof gpb_cases / sizeof gpb_cases[0];
+_Static_assert(sizeof gpb_cases / sizeof gpb_cases[0] <= GPB_MAX_CASES, "GPB_MAX_CASES is too small for the table");
