@@ -1,7 +1,7 @@
 /*
- * The args target: the tool's command lines. The first byte picks a verb
- * (or, past the last, the bench's and ladder's comma lists); the rest,
- * split at NUL bytes, is argv. Nothing runs: the verb's options are parsed
+ * The args target: the tool's command lines. The first byte picks a verb,
+ * the bench's and ladder's comma lists, or the bench's or ladder's own;
+ * the rest, split at NUL bytes, is argv. Nothing runs: the verb's options are parsed
  * (cli_parse_args) and every argument goes through every value parser, and
  * what they take must hold together (pointers into argv, values that print
  * and parse back the same).
@@ -9,9 +9,10 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "fuzz_targets.h"
 
-#include "bench.h"
+#include "bench_args.h"
 #include "cli_common.h"
 #include "cli_values.h"
+#include "ladder.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -27,12 +28,13 @@ static const cli_verb *const parsed_verbs[] = {
     &cli_verb_stalin, &cli_verb_count, &cli_verb_histogram, &cli_verb_transpose, &cli_verb_demo,
 };
 enum { PARSED_VERBS = sizeof parsed_verbs / sizeof parsed_verbs[0], MAX_ARGS = 32, MAX_LIST_ITEMS = 64 };
+enum { CHOICE_LISTS = PARSED_VERBS, CHOICE_BENCH, CHOICE_LADDER, CHOICES }; /* past the verbs */
 
 int gpf_args_choice(const char *verb)
 {
     for (int i = 0; i < PARSED_VERBS; i++)
         if (!strcmp(parsed_verbs[i]->name, verb)) return i;
-    return PARSED_VERBS;
+    return !strcmp(verb, "bench") ? CHOICE_BENCH : !strcmp(verb, "ladder") ? CHOICE_LADDER : CHOICE_LISTS;
 }
 
 /* A double printed by cli_format_double reads back the same (NaN as NaN). */
@@ -170,6 +172,143 @@ static int check_parsed(const cli_verb *verb, int argc, char **argv)
     return 1;
 }
 
+/* Inside argv, or NULL. */
+static void check_optional_text(const char *p, const char *what, int argc, char **argv)
+{
+    if (p && !inside_argv(p, argc, argv)) gpf_violation("args: bench: %s does not point into argv", what);
+}
+
+/* bench and ladder: 1 if argv asks for help, whose usage goes to stdout,
+ * the driver's log (not fuzzed). */
+static int asks_for_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+/* What a bench or ladder parser returned: OK or a usage error, never else;
+ * 1 for OK, with the positional word taken from argv. */
+static int command_taken(const char *verb, int rc, const char *word, int argc, char **argv)
+{
+    if (rc != GPB_OK && rc != GPB_ERROR) gpf_violation("args: %s: the parser returned %d", verb, rc);
+    if (rc != GPB_OK) return 0;
+    if (!word || !inside_argv(word, argc, argv)) gpf_violation("args: %s: no positional word from argv", verb);
+    return 1;
+}
+
+/* The run's numbers within the bounds the help states. */
+static void check_run_args(const char *verb, const gpb_run_args *r)
+{
+    if (r->device < 0 || r->device > 1024 || r->runs < 1 || r->runs > 100000 || r->warmup < 0 || r->warmup > 100000 ||
+        r->seed > INT64_MAX)
+        gpf_violation("args: %s: device %d, runs %d, warm-up %d, seed %llu", verb, r->device, r->runs, r->warmup,
+                      r->seed);
+}
+
+static int is_bench_dtype(gp_dtype t) { return t == GPB_DTYPE_C16 || gp_dtype_size(t) > 0; }
+
+/* One case's planned arguments: its lists in bounds and valid, and a 1-D
+ * case's sizes ascending, unique, positive and in room, with every --sizes
+ * item among them. */
+static void check_case_plan(const gpb_case *c, const gpb_args *given, const gpb_args *p)
+{
+    if (p->ndtypes < 1 || p->ndtypes > GPB_MAX_LIST || p->nops < 1 || p->nops > GPB_MAX_LIST)
+        gpf_violation("args: bench %s: %d dtypes and %d ops", c->name, p->ndtypes, p->nops);
+    for (int i = 0; i < p->ndtypes; i++)
+        if (!is_bench_dtype(p->dtypes[i])) gpf_violation("args: bench %s: dtype %d", c->name, (int)p->dtypes[i]);
+    if (c->default_shapes) {
+        if (p->nshapes < 1 || p->nshapes > GPB_MAX_LIST)
+            gpf_violation("args: bench %s: %d shapes", c->name, p->nshapes);
+        return;
+    }
+    int64_t sizes[GPB_MAX_SIZES]; /* exactly the room promised: a write past it shows under ASan */
+    const int n = gpb_case_sizes(p, c, sizes);
+    if (n < 1 || n > GPB_MAX_SIZES) gpf_violation("args: bench %s: %d sizes planned", c->name, n);
+    for (int i = 0; i < n; i++)
+        if (sizes[i] < 1 || (i > 0 && sizes[i] <= sizes[i - 1]))
+            gpf_violation("args: bench %s: size %d is %" PRId64 ", after %" PRId64, c->name, i, sizes[i],
+                          i ? sizes[i - 1] : 0);
+    for (int k = 0; k < given->nsizes; k++) {
+        int found = 0;
+        for (int i = 0; i < n; i++) found |= sizes[i] == given->sizes[k];
+        if (!found) gpf_violation("args: bench %s: --sizes item %" PRId64 " is not planned", c->name, given->sizes[k]);
+    }
+}
+
+/* The bench's command line (bench_args.c), read as `gpuprim bench` reads
+ * it, then planned for both backends as it plans before running anything:
+ * a usage error or a plan, never anything else; what it takes points into
+ * argv and stays in the bounds the help states. */
+static int check_bench(int argc, char **argv)
+{
+    if (asks_for_help(argc, argv)) return 0;
+    gpb_args a;
+    const int rc = gpb_parse_args(argc, argv, &a); /* before a.case_name is read */
+    if (!command_taken("bench", rc, a.case_name, argc, argv)) return 0;
+    check_optional_text(a.csv, "--csv", argc, argv);
+    check_optional_text(a.json, "--json", argc, argv);
+    check_optional_text(a.plot, "--plot", argc, argv);
+    check_run_args("bench", &a.run);
+    if ((a.backend != GP_BACKEND_AUTO && a.backend != GP_BACKEND_CPU && a.backend != GP_BACKEND_CUDA) ||
+        (a.timing != GPB_TIMING_HELD && a.timing != GPB_TIMING_EVENTS) || a.min_log2 < 0 || a.min_log2 > 40 ||
+        a.max_log2 < -2 || a.max_log2 > 40 || a.nsizes < 0 || a.nsizes > GPB_MAX_LIST || a.nshapes < 0 ||
+        a.nshapes > GPB_MAX_LIST)
+        gpf_violation("args: bench: backend %d, timing %d, log2 %d..%d, %d sizes, %d shapes", (int)a.backend,
+                      a.timing, a.min_log2, a.max_log2, a.nsizes, a.nshapes);
+    for (int i = 0; i < a.nops; i++)
+        if (!gp_op_name(a.ops[i])) gpf_violation("args: bench: op %d", (int)a.ops[i]);
+    for (int i = 0; i < a.nsizes; i++)
+        if (a.sizes[i] < 1) gpf_violation("args: bench: size %" PRId64, a.sizes[i]);
+    for (int i = 0; i < a.nshapes; i++)
+        if (a.shapes[i][0] < 1 || a.shapes[i][1] < 1 || a.shapes[i][0] > INT64_C(1) << 31 ||
+            a.shapes[i][1] > INT64_C(1) << 31)
+            gpf_violation("args: bench: shape %" PRId64 "x%" PRId64, a.shapes[i][0], a.shapes[i][1]);
+    static const gp_backend backends[] = {GP_BACKEND_CPU, GP_BACKEND_CUDA};
+    for (size_t k = 0; k < sizeof backends / sizeof backends[0]; k++) {
+        const gpb_case *sel[GPB_MAX_CASES];
+        static gpb_args per_case[GPB_MAX_CASES];
+        int nsel = -1;
+        const int prc = gpb_plan(&a, backends[k], sel, per_case, &nsel);
+        if (prc != GPB_OK && prc != GPB_ERROR) gpf_violation("args: bench: gpb_plan returned %d", prc);
+        if (prc != GPB_OK) continue;
+        if (nsel < 1 || nsel > GPB_MAX_CASES) gpf_violation("args: bench: %d cases planned", nsel);
+        for (int i = 0; i < nsel; i++) {
+            const char *named = strcmp(a.case_name, "all") ? sel[i]->name : "all";
+            if (sel[i]->backend != backends[k] || !strstr(a.case_name, named))
+                gpf_violation("args: bench: case %s (backend %d) planned for '%s' on backend %d", sel[i]->name,
+                              (int)sel[i]->backend, a.case_name, (int)backends[k]);
+            check_case_plan(sel[i], &a, &per_case[i]);
+        }
+    }
+    return 1;
+}
+
+/* The ladder's command line (ladder_args.c): a usage error or options in
+ * the bounds its help states, strings inside argv; the name finds a ladder
+ * of this build only if it is one. */
+static int check_ladder(int argc, char **argv)
+{
+    if (asks_for_help(argc, argv)) return 0;
+    gpl_args a;
+    const int rc = gpl_parse_args(argc, argv, &a);
+    if (!command_taken("ladder", rc, a.name, argc, argv)) return 0;
+    check_optional_text(a.csv, "ladder --csv", argc, argv);
+    check_optional_text(a.json, "ladder --json", argc, argv);
+    check_run_args("ladder", &a.run);
+    if ((a.o.check_only != 0 && a.o.check_only != 1) || a.o.nsizes < 0 ||
+        a.o.nsizes > (int)(sizeof a.o.sizes / sizeof a.o.sizes[0]))
+        gpf_violation("args: ladder: check %d, %d sizes", a.o.check_only, a.o.nsizes);
+    for (int i = 0; i < a.o.nsizes; i++)
+        if (a.o.sizes[i] < 1 || a.o.sizes[i] > INT64_C(1) << 40)
+            gpf_violation("args: ladder: size %" PRId64, a.o.sizes[i]);
+    int known = -1;
+    const gpl_ladder *l = gpl_find_ladder(a.name, &known);
+    if ((l && (strcmp(l->name, a.name) || !known)) || (known != 0 && known != 1))
+        gpf_violation("args: ladder: '%s' found as %s (known %d)", a.name, l ? l->name : "none", known);
+    return 1;
+}
+
 /* The bench's and ladder's option walker (gpb_option) over argv, with the
  * bench's names: a taken option is a known name, its value lies inside
  * argv (after the '=' of the same argument, or the whole next one, which
@@ -250,12 +389,14 @@ static int check_list(const char *s)
 int gpf_args(const uint8_t *data, size_t size)
 {
     if (size == 0) return 0;
-    const int choice = data[0] % (PARSED_VERBS + 1);
+    const int choice = data[0] % CHOICES;
     /* Each argument in its own allocation, so a read past its NUL shows. */
     char *argv[MAX_ARGS + 1];
     int argc = 0;
     size_t at = 1;
-    argv[argc] = strdup(choice < PARSED_VERBS ? parsed_verbs[choice]->name : "bench");
+    argv[argc] = strdup(choice < PARSED_VERBS    ? parsed_verbs[choice]->name
+                        : choice == CHOICE_LADDER ? "ladder"
+                                                  : "bench");
     if (!argv[argc++]) gpf_violation("args: out of memory");
     while (at < size && argc < MAX_ARGS) {
         const uint8_t *end = memchr(data + at, 0, size - at);
@@ -270,6 +411,10 @@ int gpf_args(const uint8_t *data, size_t size)
     int took = 0;
     if (choice < PARSED_VERBS)
         took = check_parsed(parsed_verbs[choice], argc, argv);
+    else if (choice == CHOICE_BENCH)
+        took = check_bench(argc, argv);
+    else if (choice == CHOICE_LADDER)
+        took = check_ladder(argc, argv);
     else {
         for (int i = 1; i < argc; i++) took |= check_list(argv[i]);
         check_bench_options(argc, argv);

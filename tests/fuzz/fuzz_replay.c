@@ -111,7 +111,8 @@ static void text_seeds(corpus *c)
 }
 
 /* Command lines, "verb|arg|arg...": the verb becomes the target's first
- * byte, each '|' a NUL (list: the bench's and ladder's comma lists). */
+ * byte, each '|' a NUL (list: the bench's and ladder's comma lists; bench
+ * and ladder: their own command lines). */
 static void args_seeds(corpus *c)
 {
     static const char *const lines[] = {
@@ -133,6 +134,16 @@ static void args_seeds(corpus *c)
         "demo|--n|2^10|--runs|3|--seed|2026",
         "list|1,2^40,1000000|2^62,,9223372036854775807|0,-1,2^63|2^5x,+3, 4",
         "list|--sizes=2^10,3|--runs|7|--hold|--backend=cpu|--seed|-5|--dtype",
+        "bench|scan,select|--dtype|i32,u8,c16|--op|max,sum|--sizes|1000,2^20,2^5,32|--min-log2|3|--max-log2|9",
+        "bench|all|--max-log2|-1|--sizes=7|--hold=off|--runs|1|--warmup|0|--seed|9223372036854775807",
+        "bench|transpose|--shapes|1920x1080,7x30000|--backend|cpu|--csv|a.csv|--json|a.json|--plot|p.png",
+        "bench|filter-vs-cpu,reduce,histogram|--min-log2|0|--max-log2=40|--backend=cuda|--device|3",
+        "ladder|stalin|--check|--sizes|10,2^40,100000|--runs=5|--warmup|0|--seed|7|--csv|l.csv|--json=l.json",
+        "ladder|atomics|--device=1|--sizes|1920x1080|transpose",
+        "bench|reduce|--runs|0", /* the run's numbers one past their bounds, each refused */
+        "bench|scan|--warmup=100001",
+        "ladder|reduce|--device|1025",
+        "ladder|stalin|--seed=-1",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         unsigned char buf[256];

@@ -25,7 +25,8 @@ int gpf_text(const uint8_t *data, size_t size);
 int gpf_flags(const uint8_t *data, size_t size);
 int gpf_png(const uint8_t *data, size_t size);
 /* The tool's command lines (fuzz_args.c): the first byte picks the verb,
- * gpf_args_choice("scan") gives it (an unknown name: the comma lists). */
+ * gpf_args_choice("scan") gives it ("bench" and "ladder": their own command
+ * lines; an unknown name: their comma lists). */
 int gpf_args(const uint8_t *data, size_t size);
 int gpf_args_choice(const char *verb);
 /* The library's calls with arguments valid or not, against gpuprim.h's
