@@ -125,6 +125,7 @@ void gpt_init(gpt *t, int argc, char **argv)
     if (!have_seed) t->seed = fresh_seed();
     printf("%s: backend %s, seed = %" PRIu64 "%s\n", t->name, gp_backend_name(t->backend), t->seed,
            t->quick ? " (quick)" : "");
+    fflush(stdout); /* the seed shows even if the test is killed (a hang) */
 
     const int unusable = gpt_backend_unusable(t->backend);
     if (unusable) exit(unusable);

@@ -29,8 +29,9 @@
  * returns: the header says an asynchronous call has read them by then.
  * Each buffer sits between guard bands and starts poisoned; its whole
  * payload, not only what the last step wrote, must equal the host's copy.
+ * A chain that does not finish (a hang) fails the run with its steps.
  */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, sigaction */
 #include "cpu_reference.h"
 #include "reduce_data.h"
 
@@ -39,8 +40,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef GPUPRIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -51,6 +54,7 @@ enum {
     MAX_BINS = 256,
     LOG_BYTES = 4096,
     STALL_MS = 2,
+    WATCHDOG_S = 100, /* a chain takes well under a second, 3 under the sanitizers */
 };
 
 static const unsigned char POISON = 0xA5;
@@ -792,6 +796,38 @@ static int64_t chain_n(gpt_rng *r, int64_t max_n)
 
 /* ----------------------------------------------------------------- main */
 
+/* Launches on a wrong stream may hang rather than mismatch: two at once on
+ * one look-back arena each wait for the other's tiles. The watchdog turns
+ * a chain that has not finished after WATCHDOG_S into a failure that prints
+ * the chain, written beforehand, since the handler may only write(). */
+static char watchdog_text[2 * LOG_BYTES + 512];
+static size_t watchdog_len;
+
+static void watchdog_fired(int sig)
+{
+    (void)sig;
+    const ssize_t w = write(STDOUT_FILENO, watchdog_text, watchdog_len);
+    (void)w;
+    _exit(1);
+}
+
+static void watchdog_arm(const gpt *t, long k, const lane *a, const lane *b)
+{
+    int len = snprintf(watchdog_text, sizeof watchdog_text,
+                       "FAIL: chain %ld did not finish in %d s: a hang (backend %s, seed = %" PRIu64 ")\n"
+                       "  %s's chain:%s\n",
+                       k, WATCHDOG_S, gp_backend_name(t->backend), t->seed, a->name, a->log);
+    if (b && len > 0 && (size_t)len < sizeof watchdog_text)
+        len += snprintf(watchdog_text + len, sizeof watchdog_text - (size_t)len, "  %s's chain:%s\n", b->name, b->log);
+    if (len > 0 && (size_t)len < sizeof watchdog_text)
+        len += snprintf(watchdog_text + len, sizeof watchdog_text - (size_t)len,
+                        "reproduce with: %s --backend %s --seed %" PRIu64 " --case %ld\n", t->name,
+                        gp_backend_name(t->backend), t->seed, k);
+    watchdog_len = len < 0 ? 0 : (size_t)len < sizeof watchdog_text ? (size_t)len : sizeof watchdog_text - 1;
+    fflush(stdout); /* what is printed so far, before the handler's write */
+    alarm(WATCHDOG_S);
+}
+
 int main(int argc, char **argv)
 {
     gpt t;
@@ -802,6 +838,10 @@ int main(int argc, char **argv)
     const int64_t max_n = t.quick ? 20000 : cuda ? (int64_t)1 << 21 : (int64_t)1 << 17;
     const int chains = t.quick ? 12 : cuda ? 48 : 24, pairs = t.quick ? 6 : cuda ? 24 : 8;
     const size_t cap = (size_t)max_n * 8;
+    struct sigaction on_alarm;
+    memset(&on_alarm, 0, sizeof on_alarm);
+    on_alarm.sa_handler = watchdog_fired;
+    sigaction(SIGALRM, &on_alarm, NULL);
 
     gp_ctx *other = NULL;
     gp_status s = gp_ctx_create(&other, t.backend, 0);
@@ -845,12 +885,14 @@ int main(int argc, char **argv)
         int na = 0, nb = 0;
         while (na < steps && plan(&a, &ca[na], na)) describe(&a, &ca[na], na), na++;
         while (pair && nb < steps && plan(&b, &cb[nb], nb)) describe(&b, &cb[nb], nb), nb++;
+        watchdog_arm(&t, k, &a, pair ? &b : NULL);
         for (int i = 0; i < na || i < nb; i++) {
             if (i < na) issue(&t, &a, &ca[i], i);
             if (i < nb) issue(&t, &b, &cb[i], i);
         }
         chain_check(&t, &a, scratch);
         if (pair) chain_check(&t, &b, scratch);
+        alarm(0);
     }
     free(ca);
     free(cb);
