@@ -12,7 +12,9 @@
 # test_api and the api fuzz target; --part 2 the sanitizers on test_reduce,
 # test_scan, test_select and test_transpose; --part 3 the sanitizers on
 # persistent grids and the other hooked paths, the ladders, the demo and
-# the benchmarks; --part 4 the sanitizers on test_histogram and test_async.
+# the benchmarks (reduce, transpose, and issue 3's scan, selection,
+# partition and filter rows); --part 4 the sanitizers on test_histogram
+# and test_async.
 # No --part: parts 1-4. --part 5, only when asked, builds again with
 # AddressSanitizer and UndefinedBehaviorSanitizer on the host code
 # (build-gpu-sanitize, make test-sanitize's flags; the kernels are
@@ -87,6 +89,8 @@ pack() {
   printf '%s\n' "${summary[@]}" >"$out/summary.txt"
   tar czf "$final/gpu-check-logs.tar.gz" -C "$out" .
   cp "$out/summary.txt" "$final/"
+  [ -s "$out/verdicts.txt" ] && cp "$out/verdicts.txt" "$final/"
+  return 0
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
@@ -216,6 +220,18 @@ if [ $bench -eq 1 ] && [ $third -eq 1 ]; then
   # Shapes and element sizes of issue 4 (1920x1080 ... 7x30000; u8 u16 f32 f64 c16).
   step bench-transpose ./$build/gpuprim bench transpose --csv "$out/bench-transpose.csv" \
     --json "$out/bench-transpose.json"
+  # Issue 3's rows, from the sizes its targets name (about 45 s on an H200).
+  issue3=("scan scan --dtype i32,i64 --min-log2 10 --max-log2 28"
+    "select select,select-if --dtype i32,i64,u8 --min-log2 20 --max-log2 28"
+    "partition partition,partition-if --dtype i32,i64 --min-log2 20 --max-log2 28"
+    "filter filter,filter-ascending --dtype i32,f32 --min-log2 20 --max-log2 28"
+    "filter-vs-cpu filter-vs-cpu --dtype i32")
+  for row in "${issue3[@]}"; do
+    read -r name cases rest <<<"$row"
+    step "bench-$name" ./$build/gpuprim bench $cases $rest --csv "$out/bench-$name.csv" --json "$out/bench-$name.json"
+  done
+  # Every case's verdict, which the steps' log tails above may cut.
+  grep -h '^verdict' "$out"/bench-*.log >"$out/verdicts.txt" 2>/dev/null
 fi
 
 [ -n "$only" ] && [ $matched -eq 0 ] &&
@@ -223,6 +239,7 @@ fi
 echo
 echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT, part ${part/#0/all}${only:+, only steps matching $only})"
 cat "$out/gpu.txt" | head -2
+[ -s "$out/verdicts.txt" ] && cat "$out/verdicts.txt"
 pack
 cat "$out/summary.txt"
 grep -qE "FAIL|SKIPPED" "$out/summary.txt" && exit 1
