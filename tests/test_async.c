@@ -191,19 +191,28 @@ static gp_dtype widen(gp_dtype t, gpt_rng *r)
 
 /* ------------------------------------------------------------------ log */
 
-static void note(lane *L, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+#define GPT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define GPT_PRINTF(f, a)
 #endif
-    ;
+
+/* Appends to buf (cap bytes, *len of them used), cut short where it is full. */
+static void vappend(char *buf, size_t cap, size_t *len, const char *fmt, va_list ap)
+{
+    if (*len >= cap - 1) return;
+    const int k = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    if (k > 0) *len += (size_t)k < cap - *len ? (size_t)k : cap - 1 - *len;
+}
+
+/* One more piece of the chain's log. */
+static void note(lane *L, const char *fmt, ...) GPT_PRINTF(2, 3);
 static void note(lane *L, const char *fmt, ...)
 {
-    if (L->log_len >= LOG_BYTES - 1) return;
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(L->log + L->log_len, LOG_BYTES - L->log_len, fmt, ap);
+    vappend(L->log, LOG_BYTES, &L->log_len, fmt, ap);
     va_end(ap);
-    if (k > 0) L->log_len += (size_t)k < LOG_BYTES - L->log_len ? (size_t)k : LOG_BYTES - 1 - L->log_len;
 }
 
 static void failed_call(gpt *t, lane *L, const char *what, gp_status s)
@@ -811,19 +820,24 @@ static void watchdog_fired(int sig)
     _exit(1);
 }
 
+static void watchdog_note(const char *fmt, ...) GPT_PRINTF(1, 2);
+static void watchdog_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vappend(watchdog_text, sizeof watchdog_text, &watchdog_len, fmt, ap);
+    va_end(ap);
+}
+
 static void watchdog_arm(const gpt *t, long k, const lane *a, const lane *b)
 {
-    int len = snprintf(watchdog_text, sizeof watchdog_text,
-                       "FAIL: chain %ld did not finish in %d s: a hang (backend %s, seed = %" PRIu64 ")\n"
-                       "  %s's chain:%s\n",
-                       k, WATCHDOG_S, gp_backend_name(t->backend), t->seed, a->name, a->log);
-    if (b && len > 0 && (size_t)len < sizeof watchdog_text)
-        len += snprintf(watchdog_text + len, sizeof watchdog_text - (size_t)len, "  %s's chain:%s\n", b->name, b->log);
-    if (len > 0 && (size_t)len < sizeof watchdog_text)
-        len += snprintf(watchdog_text + len, sizeof watchdog_text - (size_t)len,
-                        "reproduce with: %s --backend %s --seed %" PRIu64 " --case %ld\n", t->name,
-                        gp_backend_name(t->backend), t->seed, k);
-    watchdog_len = len < 0 ? 0 : (size_t)len < sizeof watchdog_text ? (size_t)len : sizeof watchdog_text - 1;
+    watchdog_len = 0;
+    watchdog_note("FAIL: chain %ld did not finish in %d s: a hang (backend %s, seed = %" PRIu64 ")\n", k, WATCHDOG_S,
+                  gp_backend_name(t->backend), t->seed);
+    watchdog_note("  %s's chain:%s\n", a->name, a->log);
+    if (b) watchdog_note("  %s's chain:%s\n", b->name, b->log);
+    watchdog_note("reproduce with: %s --backend %s --seed %" PRIu64 " --case %ld\n", t->name,
+                  gp_backend_name(t->backend), t->seed, k);
     fflush(stdout); /* what is printed so far, before the handler's write */
     alarm(WATCHDOG_S);
 }
