@@ -24,10 +24,10 @@
 #include <pthread.h>
 #include <string.h>
 
+uint8_t gp_avx2_lanes[256][8]; /* cpu_select_avx2.h */
+uint8_t gp_avx2_pairs[256][16];
 /* perm_q[m]: for a 4-bit mask of 8-byte lanes, the two 4-byte halves of
  * each lane it sets (gp_avx2_lanes serves 4-byte lanes). */
-uint8_t gp_avx2_lanes[256][8];
-uint8_t gp_avx2_pairs[256][16];
 static uint8_t perm_q[16][8];
 static pthread_once_t perm_once = PTHREAD_ONCE_INIT;
 
