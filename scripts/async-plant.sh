@@ -8,7 +8,9 @@
 # then run at once on the context's one look-back arena), which the test's
 # watchdog reports after 100 s with the chain (exit 1), or the limit here
 # stops (exit 124). On an H200 at aa41dd3, before the watchdog: two seeds
-# hung, one mismatched; unplanted, each seed took 10-13 s. The
+# hung, one mismatched; unplanted, each seed took 10-13 s. At 4d9cc6a:
+# seeds 2 and 3 mismatched, and seed 1 hung, which the watchdog reported
+# (exit 1 after 102 s, the chain and `--seed 1 --case 4`). The
 # source is restored and rebuilt at the end. Every step has a time limit and
 # writes to $OUT/async-plant.log as it goes.
 #   GPUPRIM_COMMIT=<sha> [ASYNC_PLANT_LIMIT_S=130] scripts/async-plant.sh
