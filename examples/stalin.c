@@ -48,10 +48,10 @@ int main(int argc, char **argv)
             if (gp_backend_from_name(argv[++i], &backend) != GP_STATUS_OK) return usage("unknown backend");
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             seed = strtoull(argv[++i], &end, 10);
-            if (*end) return usage("the seed is not a number");
+            if (end == argv[i] || *end || argv[i][0] == '-') return usage("the seed is not a number");
         } else {
             n = strtoll(argv[i], &end, 10);
-            if (*end || n < 1 || n > (1LL << 28)) return usage("N must be a number from 1 to 2^28");
+            if (end == argv[i] || *end || n < 1 || n > (1LL << 28)) return usage("N must be a number from 1 to 2^28");
         }
     }
     printf("n = %lld, seed = %llu\n", n, (unsigned long long)seed);
@@ -76,9 +76,13 @@ int main(int argc, char **argv)
     if (s == GP_STATUS_OK) s = gp_copy_from_host(ctx, in, x, bytes);
     /* One fused pass on CUDA; host_count makes the call wait for its count. */
     if (s == GP_STATUS_OK) s = gp_filter_running_max(ctx, in, GP_DTYPE_I32, n, 0, out, NULL, &count);
-    if (s == GP_STATUS_OK) s = gp_copy_to_host(ctx, got, out, (size_t)count * sizeof *x);
+    /* A count outside 1..n is wrong on its face; copying that many would overrun got. */
+    int count_sane = count >= 1 && count <= n;
+    if (s == GP_STATUS_OK && count_sane) s = gp_copy_to_host(ctx, got, out, (size_t)count * sizeof *x);
     int ok = 0;
-    if (s != GP_STATUS_OK) {
+    if (s == GP_STATUS_OK && !count_sane) {
+        fprintf(stderr, "example_stalin: the filter returned a count of %lld for %lld elements\n", (long long)count, n);
+    } else if (s != GP_STATUS_OK) {
         fprintf(stderr, "gpuprim: %s (%s)\n", gp_status_string(s), ctx ? gp_ctx_last_error(ctx) : "no context");
     } else {
         int64_t want = stalin_serial(x, n, expect);

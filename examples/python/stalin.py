@@ -108,6 +108,8 @@ def main():
 
         count = ctypes.c_int64(-1)
         check(gp.filter_running_max(ctx, d_in, GP_DTYPE_I32, a.n, 0, d_out, None, ctypes.byref(count)))
+        if not 1 <= count.value <= a.n:  # copying that many would overrun the host array
+            raise Failed(f"the filter returned a count of {count.value} for {a.n} elements")
         kept = (ctypes.c_int32 * count.value)()
         check(gp.copy_to_host(ctx, kept, d_out, ctypes.sizeof(kept)))
         filter_ok = list(kept) == serial(x)
