@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build in BUILD_DIR into a temporary prefix, then builds and
 # runs examples/sum.c against it twice: through pkg-config and through
-# CMake's find_package(gpuprim). Proves another project links in one line.
+# CMake's find_package(gpuprim), then examples/python/stalin.py on the
+# installed shared library, found the way ctypes finds it (LD_LIBRARY_PATH).
+# Proves another project links in one line, and Python needs none.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,4 +27,9 @@ CMK
 cmake -S "$tmp/consumer" -B "$tmp/consumer/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/consumer/build" >/dev/null
 "$tmp/consumer/build/sum"
-echo "install-check: pkg-config and find_package(gpuprim) consumers built and ran"
+if command -v python3 >/dev/null; then
+  LD_LIBRARY_PATH="$libdir" python3 "$here/examples/python/stalin.py" --backend cpu 10007
+  echo "install-check: pkg-config and find_package(gpuprim) consumers built and ran; Python found the library"
+else
+  echo "install-check: pkg-config and find_package(gpuprim) consumers built and ran; no python3, ctypes not tried"
+fi
