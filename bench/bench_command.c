@@ -13,7 +13,7 @@ static int run_option(const char *verb, const char *name, const char *val, gpb_r
         const char *name;
         long long lo, hi;
     } numbers[] = {{"--device", 0, 1024}, {"--runs", 1, 100000}, {"--warmup", 0, 100000}, {"--seed", 0, INT64_MAX}};
-    for (int k = 0; k < 4; k++) {
+    for (size_t k = 0; k < sizeof numbers / sizeof numbers[0]; k++) {
         if (strcmp(name, numbers[k].name)) continue;
         long long v;
         if (!gpb_parse_int(val, numbers[k].lo, numbers[k].hi, &v)) {
