@@ -173,9 +173,9 @@ static int check_parsed(const cli_verb *verb, int argc, char **argv)
 }
 
 /* Inside argv, or NULL. */
-static void check_optional_text(const char *p, const char *what, int argc, char **argv)
+static void check_optional_text(const char *verb, const char *p, const char *what, int argc, char **argv)
 {
-    if (p && !inside_argv(p, argc, argv)) gpf_violation("args: bench: %s does not point into argv", what);
+    if (p && !inside_argv(p, argc, argv)) gpf_violation("args: %s: %s does not point into argv", verb, what);
 }
 
 /* bench and ladder: 1 if argv asks for help, whose usage goes to stdout,
@@ -246,9 +246,9 @@ static int check_bench(int argc, char **argv)
     gpb_args a;
     const int rc = gpb_parse_args(argc, argv, &a); /* before a.case_name is read */
     if (!command_taken("bench", rc, a.case_name, argc, argv)) return 0;
-    check_optional_text(a.csv, "--csv", argc, argv);
-    check_optional_text(a.json, "--json", argc, argv);
-    check_optional_text(a.plot, "--plot", argc, argv);
+    check_optional_text("bench", a.csv, "--csv", argc, argv);
+    check_optional_text("bench", a.json, "--json", argc, argv);
+    check_optional_text("bench", a.plot, "--plot", argc, argv);
     check_run_args("bench", &a.run);
     if ((a.backend != GP_BACKEND_AUTO && a.backend != GP_BACKEND_CPU && a.backend != GP_BACKEND_CUDA) ||
         (a.timing != GPB_TIMING_HELD && a.timing != GPB_TIMING_EVENTS) || a.min_log2 < 0 || a.min_log2 > 40 ||
@@ -293,8 +293,8 @@ static int check_ladder(int argc, char **argv)
     gpl_args a;
     const int rc = gpl_parse_args(argc, argv, &a);
     if (!command_taken("ladder", rc, a.name, argc, argv)) return 0;
-    check_optional_text(a.csv, "ladder --csv", argc, argv);
-    check_optional_text(a.json, "ladder --json", argc, argv);
+    check_optional_text("ladder", a.csv, "--csv", argc, argv);
+    check_optional_text("ladder", a.json, "--json", argc, argv);
     check_run_args("ladder", &a.run);
     if ((a.o.check_only != 0 && a.o.check_only != 1) || a.o.nsizes < 0 ||
         a.o.nsizes > (int)(sizeof a.o.sizes / sizeof a.o.sizes[0]))
