@@ -270,6 +270,11 @@ int gpb_option(int argc, char **argv, int *i, const char *const *known, size_t n
 /* Prints "gpuprim VERB: <fmt with what> (see gpuprim VERB --help)" to
  * stderr; returns GPB_ERROR. */
 int gpb_usage_error(const char *verb, const char *fmt, const char *what);
+/* Option `opt`'s comma list of 1 to `max` items through gpb_split_list:
+ * GPB_OK, or GPB_ERROR after gpb_usage_error names the bad item or the
+ * list's problem. */
+int gpb_parse_list(const char *verb, const char *opt, const char *s, int max,
+                   int (*item)(const char *token, int index, void *ctx), void *ctx, int *count);
 
 /* The run's numbers, which bench and ladder both take. */
 typedef struct gpb_run_args {

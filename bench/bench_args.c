@@ -49,20 +49,10 @@ static void usage(FILE *f)
 
 static int bad(const char *fmt, const char *what) { return gpb_usage_error("bench", fmt, what); }
 
-/* Splits a comma list; each item goes through `item`. */
+/* A comma list of at most GPB_MAX_LIST items, each through `item`. */
 static int parse_list(const char *opt, const char *s, int *count, int (*item)(const char *, int, void *), void *dst)
 {
-    char token[GPB_LIST_CHARS], msg[160];
-    const gpb_list_status st = gpb_split_list(s, GPB_MAX_LIST, item, dst, count, token, sizeof token);
-    if (st == GPB_LIST_BAD_ITEM) {
-        fprintf(stderr, "gpuprim bench: %s: cannot parse '%s'\n", opt, token);
-        return GPB_ERROR;
-    }
-    if (st != GPB_LIST_OK) {
-        snprintf(msg, sizeof msg, "%s: %s", opt, gpb_list_problem(st));
-        return bad("%s", msg);
-    }
-    return GPB_OK;
+    return gpb_parse_list("bench", opt, s, GPB_MAX_LIST, item, dst, count);
 }
 
 static int dtype_item(const char *s, int i, void *dst)

@@ -273,3 +273,14 @@ int gpb_usage_error(const char *verb, const char *fmt, const char *what)
     fprintf(stderr, " (see gpuprim %s --help)\n", verb);
     return GPB_ERROR;
 }
+
+int gpb_parse_list(const char *verb, const char *opt, const char *s, int max,
+                   int (*item)(const char *token, int index, void *ctx), void *ctx, int *count)
+{
+    char token[GPB_LIST_CHARS], msg[GPB_LIST_CHARS + 64];
+    const gpb_list_status st = gpb_split_list(s, max, item, ctx, count, token, sizeof token);
+    if (st == GPB_LIST_OK) return GPB_OK;
+    if (st == GPB_LIST_BAD_ITEM) snprintf(msg, sizeof msg, "%s: cannot parse '%s'", opt, token);
+    else snprintf(msg, sizeof msg, "%s: %s", opt, gpb_list_problem(st));
+    return gpb_usage_error(verb, "%s", msg);
+}

@@ -39,8 +39,6 @@ static void usage(FILE *f)
           f);
 }
 
-static int bad(const char *fmt, const char *what) { return gpb_usage_error("ladder", fmt, what); }
-
 /* A size for --sizes, at most 2^40 elements. */
 static int size_item(const char *s, int i, void *dst)
 {
@@ -50,24 +48,14 @@ static int size_item(const char *s, int i, void *dst)
     return 1;
 }
 
-static int parse_sizes(const char *s, gpl_opts *o)
-{
-    char token[GPB_LIST_CHARS], msg[160];
-    const int max = (int)(sizeof o->sizes / sizeof o->sizes[0]);
-    const gpb_list_status st = gpb_split_list(s, max, size_item, o->sizes, &o->nsizes, token, sizeof token);
-    if (st == GPB_LIST_BAD_ITEM) return bad("--sizes: cannot parse '%s'", token);
-    if (st != GPB_LIST_OK) {
-        snprintf(msg, sizeof msg, "--sizes: %s", gpb_list_problem(st));
-        return bad("%s", msg);
-    }
-    return GPB_OK;
-}
-
 /* The ladder's own options (gpb_command's take). */
 static int take_option(const char *name, const char *val, void *ctx)
 {
     gpl_args *a = ctx;
-    if (!strcmp(name, "--sizes")) return parse_sizes(val, &a->o);
+    if (!strcmp(name, "--sizes")) {
+        const int max = (int)(sizeof a->o.sizes / sizeof a->o.sizes[0]);
+        return gpb_parse_list("ladder", name, val, max, size_item, a->o.sizes, &a->o.nsizes);
+    }
     if (!strcmp(name, "--csv")) a->csv = val;
     if (!strcmp(name, "--json")) a->json = val;
     return GPB_OK;
