@@ -570,6 +570,7 @@ cuda_reruns() {
         return
     fi
     reason=$("${RUN[@]}" info --no-bandwidth | sed -n 's/^  cuda  //p')
+    [ -n "$reason" ] || reason="unknown ('gpuprim info' printed no cuda line)"
     for i in "${!exact_names[@]}"; do
         if [ "${GPUPRIM_REQUIRE_CUDA:-0}" = 1 ]; then
             fail "${exact_names[$i]} [cuda]: GPUPRIM_REQUIRE_CUDA=1 but the CUDA backend is $reason"
