@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build configure demo test test-fast test-sanitize fuzz install clean
+.PHONY: all build configure demo test test-fast test-sanitize test-aarch64 fuzz install clean
 
 all: build
 
@@ -40,6 +40,11 @@ test-fast: build
 test-sanitize:
 	$(MAKE) build BUILD=build-sanitize CUDA=OFF TYPE=RelWithDebInfo CMAKE_FLAGS="-DGPUPRIM_SANITIZE=ON"
 	cd build-sanitize && ctest --output-on-failure -j $(JOBS) -LE 'large|emu'
+
+# The CPU build for 64-bit Arm Linux (a Grace host), its tests run under
+# qemu-user (scripts/cross-check.sh says which, and what to install).
+test-aarch64:
+	scripts/cross-check.sh build-aarch64
 
 # libFuzzer on the tool's input readers and command lines, and on the library's calls
 # (tests/fuzz), FUZZ_SECONDS each,
