@@ -13,6 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-aarch64}
+sysroot=${GP_AARCH64_SYSROOT:-/usr/aarch64-linux-gnu} # the target's libraries, for the toolchain and qemu
 for tool in aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64; do
   command -v $tool >/dev/null || {
     echo "cross-check: $tool not found (apt-get install gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)" >&2
@@ -28,12 +29,12 @@ step() { # name, command...: runs it, records PASS or FAIL with its time
   else summary+=("$(printf '%-28s FAIL %5ss' "$name" $((SECONDS - t0)))"); ok=1; fi
 }
 step configure cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
-  -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=OFF
+  -DGP_AARCH64_SYSROOT="$sysroot" -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=OFF
 step build cmake --build "$build" -j "$(nproc)"
 if [ $ok -eq 0 ]; then
   step ctest bash -c "cd '$build' && ctest --output-on-failure -j 2 \
     -R '^(test_api_cpu|test_async_cpu|example_sum|example_stalin_cpu|cli_golden|cli_smoke|fuzz_inputs)$'"
-  emulator=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+  emulator=(qemu-aarch64 -L "$sysroot")
   export OMP_WAIT_POLICY=passive
   for t in test_reduce test_scan test_select test_transpose test_histogram; do
     step "$t --quick" "${emulator[@]}" "$build/tests/$t" --backend cpu --quick

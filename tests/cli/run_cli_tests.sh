@@ -57,6 +57,8 @@ scan() { "${RUN[@]}" scan --backend "$B" "$@"; }
 sel() { "${RUN[@]}" select --backend "$B" "$@"; } # `select` is a bash keyword
 partition() { "${RUN[@]}" partition --backend "$B" "$@"; }
 stalin() { "${RUN[@]}" stalin --backend "$B" "$@"; }
+# Whether the tool says the CUDA backend is usable here.
+cuda_usable() { "${RUN[@]}" info --no-bandwidth | grep -q '^  cuda  usable'; }
 
 # Runs a snippet with backend $1 in a subshell; leaves the rendering in actual.txt.
 run_snippet() {
@@ -395,7 +397,7 @@ golden_cases() {
         gen --dtype i8 --n 4 --value 1 -o x.npy; gen --n 4 -o x.npy; gen --dtype i8 --n 4 --seed -3 -o x.npy'
     golden err_demo_args 'gpuprim demo --n 0; gpuprim demo --runs many'
     # Without a GPU the CUDA backend is refused with the probe's reason.
-    if "${RUN[@]}" info --no-bandwidth | grep -q '^  cuda  usable'; then
+    if cuda_usable; then
         skip "err_cuda_unusable (the CUDA backend is usable here)"
     else
         check err_cuda_unusable 1 '^gpuprim reduce: the cuda backend is not usable here: .+' \
@@ -544,7 +546,7 @@ smoke_cases() {
     check info_cpu_bandwidth 0 '^        copy bandwidth [0-9.]+ GB/s' 'gpuprim info --backend cpu'
     check info_json 0 '^\{"version": "[0-9.]+", "backends": \[\{"name": "cpu", "built": true, "usable": true' \
         'gpuprim info --json --no-bandwidth'
-    if "${RUN[@]}" info --no-bandwidth | grep -q '^  cuda  usable'; then
+    if cuda_usable; then
         check info_gpu_lines 0 '^  measured copy bandwidth [0-9.]+ GB/s \([0-9.]+% of theoretical\)' 'gpuprim info'
         check demo_runs_all_backends 0 '^cuda +f32 ' 'gpuprim demo --n 2^20 --runs 3'
     else
@@ -562,7 +564,7 @@ smoke_cases() {
 
 cuda_reruns() {
     local reason i
-    if "${RUN[@]}" info --no-bandwidth | grep -q '^  cuda  usable'; then
+    if cuda_usable; then
         for i in "${!exact_names[@]}"; do
             run_snippet cuda "${exact_snippets[$i]}"
             compare "${exact_names[$i]} [cuda]" "${exact_names[$i]}"
