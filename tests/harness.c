@@ -220,6 +220,7 @@ void gpt_guarded_free(gpt_guarded *g)
 
 gp_status gpt_guarded_poison(gpt_guarded *g, const void *poison, size_t plen)
 {
+    if (plen == 0 && g->bytes) return GP_STATUS_INVALID_ARGUMENT; /* no pattern to repeat */
     size_t total = g->bytes + 2 * GPT_GUARD;
     unsigned char *img = g->ctx ? malloc(total) : g->base;
     if (!img) return GP_STATUS_OUT_OF_MEMORY;
@@ -227,7 +228,16 @@ gp_status gpt_guarded_poison(gpt_guarded *g, const void *poison, size_t plen)
         img[i] = canary(i);
         img[GPT_GUARD + g->bytes + i] = canary(GPT_GUARD + i);
     }
-    for (size_t i = 0; i < g->bytes; i++) img[GPT_GUARD + i] = ((const unsigned char *)poison)[i % plen];
+    /* The pattern repeated by doubling copies: a byte loop with a division
+     * each took an eighth of test_histogram's time on 8 MiB histograms. */
+    unsigned char *payload = img + GPT_GUARD;
+    size_t done = plen < g->bytes ? plen : g->bytes;
+    if (done) memcpy(payload, poison, done);
+    while (done < g->bytes) {
+        size_t k = done < g->bytes - done ? done : g->bytes - done;
+        memcpy(payload + done, payload, k);
+        done += k;
+    }
     gp_status s = GP_STATUS_OK;
     if (g->ctx) {
         s = gp_copy_from_host(g->ctx, g->base, img, total);

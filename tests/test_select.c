@@ -534,9 +534,12 @@ int main(int argc, char **argv)
     printf("%zu cases\n", tb.n);
     if (t.backend == GP_BACKEND_CPU) {
         const char *asked = getenv("GPUPRIM_CPU_SIMD");
-        printf("cpu selections: %s (GPUPRIM_CPU_SIMD=0 takes the scalar loops, =avx2[-masked|-buffered] the "
-               "AVX2 path)\n",
-               gp_cpu_select_path());
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) /* as GP_CPU_SIMD_X86 */
+        const char *hint = "GPUPRIM_CPU_SIMD=0 takes the scalar loops, =avx2[-masked|-buffered] the AVX2 path";
+#else
+        const char *hint = "the SIMD paths are x86's; this architecture has none";
+#endif
+        printf("cpu selections: %s (%s)\n", gp_cpu_select_path(), hint);
         /* A run for the AVX2 path on a CPU without AVX2 would test the scalar loops under its name. */
         if (asked && strncmp(asked, "avx2", 4) == 0 && strncmp(gp_cpu_select_path(), "avx2", 4) != 0) {
             printf("skipped: GPUPRIM_CPU_SIMD=%s, but this CPU has no AVX2\n", asked);
