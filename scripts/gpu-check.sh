@@ -27,7 +27,8 @@
 # (H200 host, 606342a), past one call with the 192 s build.
 # --only REGEX runs, besides configure, build and info, only the steps whose
 # names match (grep -E): to finish a part that an earlier call's deadline
-# cut short; the summary names the filter.
+# cut short; the summary names the filter. GPU_CHECK_CTEST_REGEX does the
+# same inside part 5's ctest step (ctest -R).
 # GPUPRIM_COMMIT names the commit in the logs (default: git rev-parse HEAD,
 # which on the device machine may be a stale copy of .git).
 set -uo pipefail

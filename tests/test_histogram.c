@@ -161,9 +161,9 @@ static long double tmax(gp_dtype t)
 
 /* Stores v as element i of t: integers clamped to the range and truncated
  * toward zero (the data needs any integer near v, and integral v stay
- * exact; roundl took a fifth of the suite's time, more where long double
- * is software, as on aarch64), floats rounded to nearest (NaN and
- * infinities kept). */
+ * exact; roundl is a library call, and a slow one where long double is
+ * software, as on aarch64), floats rounded to nearest (NaN and infinities
+ * kept). */
 static void put(void *buf, gp_dtype t, int64_t i, long double v)
 {
     if (!gpt_is_float(t)) {
