@@ -291,6 +291,9 @@ static bool make_edges(const hcase *c, gpt_rng *r, void *edges, long double *e)
     return true;
 }
 
+/* A draw over [flo, flo + w) and an eighth of w beyond each end. */
+static double spread(gpt_rng *r, double flo, double w) { return flo - w / 8 + w * 1.25 * gpt_uniform(r); }
+
 /* The data of a histogram case, over [lo, hi) (the range or the outer edges);
  * `marks` are the bin boundaries the boundary pattern probes. */
 static void fill_hist(const hcase *c, gpt_rng *r, void *x, long double lo, long double hi, const long double *marks,
@@ -320,7 +323,7 @@ static void fill_hist(const hcase *c, gpt_rng *r, void *x, long double lo, long 
         case HP_SPECIAL: {
             static const double sp[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0};
             bool special = gpt_below(r, 3) == 0;
-            put_d(x, t, i, special ? sp[gpt_below(r, COUNT(sp))] : dflo - dw / 8 + dw * 1.25 * gpt_uniform(r));
+            put_d(x, t, i, special ? sp[gpt_below(r, COUNT(sp))] : spread(r, dflo, dw));
             continue;
         }
         case HP_BOUNDARY: {
@@ -331,7 +334,7 @@ static void fill_hist(const hcase *c, gpt_rng *r, void *x, long double lo, long 
             break;
         }
         case HP_BITS: put_bits(x, t, i, gpt_next(r)); continue;
-        default: put_d(x, t, i, dflo - dw / 8 + dw * 1.25 * gpt_uniform(r)); continue;
+        default: put_d(x, t, i, spread(r, dflo, dw)); continue;
         }
         put(x, t, i, v);
     }
