@@ -270,7 +270,7 @@ typedef enum gp_primitive {
     GP_PRIM_REDUCE = 1,
     GP_PRIM_SCAN = 2,
     GP_PRIM_SELECT = 3,     /* gp_select_flagged, gp_select_if */
-    GP_PRIM_PARTITION = 4,  /* gp_partition_flagged, gp_partition_if */
+    GP_PRIM_PARTITION = 4,  /* gp_partition_flagged, gp_partition_if, gp_partition_copy_* */
     GP_PRIM_FILTER = 5,     /* gp_filter_running_max */
     GP_PRIM_TRANSPOSE = 6,
     GP_PRIM_COUNT = 7,      /* gp_count_if */
@@ -424,6 +424,24 @@ GP_API gp_status gp_partition_flagged(gp_ctx *ctx, const void *in, gp_dtype t, i
 GP_API gp_status gp_partition_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp cmp,
                                  const void *value, void *out, int64_t *count,
                                  int64_t *host_count);
+/*
+ * Partition into two buffers (std::partition_copy's contract, stable):
+ * out_selected[0..count) gets the selected items and out_rejected[0..n -
+ * count) the rejected ones, each in input order; the rest of both is left
+ * as it was. Each needs room for n elements, may not overlap the other,
+ * in, the flags or count, and must be aligned to the element size (an
+ * INVALID_ARGUMENT otherwise, and NULL_POINTER for either one NULL with n >
+ * 0). With the rejected items in a buffer of their own no total is needed
+ * before writing, so on CUDA the call reads its input (and flags) once,
+ * as a selection does, where gp_partition_* must read it twice. Statuses
+ * as above.
+ */
+GP_API gp_status gp_partition_copy_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n,
+                                           const uint8_t *flags, void *out_selected, void *out_rejected,
+                                           int64_t *count, int64_t *host_count);
+GP_API gp_status gp_partition_copy_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp cmp,
+                                      const void *value, void *out_selected, void *out_rejected,
+                                      int64_t *count, int64_t *host_count);
 
 /* ------------------------------------------------- the running-max filter */
 

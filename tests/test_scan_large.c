@@ -8,7 +8,8 @@
  *   out[i] - out[i-1] == x[i] with out[0] == x[0], which pins every element;
  * - inclusive u8 max: out[i] == max(out[i-1], x[i]);
  * - select_flagged with every flag set: count N (past 2^31), out == in;
- * - partition_if x < 200: rejected items land past index 2^31;
+ * - partition_if x < 200: rejected items land past index 2^31; then
+ *   partition_copy_if x < 200 into two buffers, which read as the same;
  * - the filter on non-decreasing data with a few smaller bytes past 2^31:
  *   every element but those survives (count past 2^31), and descending
  *   keeps only the leading run of the minimum.
@@ -159,6 +160,18 @@ int main(int argc, char **argv)
         check_status(&t, "partition_if", s);
         GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)N) == 0, "partition_if: count %" PRId64 ", want %" PRId64,
                   count, want);
+
+        /* partition_copy_if x < 200: selected at dout, rejected at dout + N
+         * (dout holds 4 N bytes), read back one after the other. */
+        memset(y, 0, (size_t)N);
+        count = -1;
+        s = gp_partition_copy_if(ctx, din, GP_DTYPE_U8, N, GP_CMP_LT, &v, dout, dout + N, NULL, &count);
+        if (s == GP_STATUS_OK && count >= 0 && count <= N) s = gp_copy_to_host(ctx, y, dout, (size_t)count);
+        if (s == GP_STATUS_OK && count >= 0 && count <= N)
+            s = gp_copy_to_host(ctx, y + count, dout + N, (size_t)(N - count));
+        check_status(&t, "partition_copy_if", s);
+        GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)N) == 0,
+                  "partition_copy_if: count %" PRId64 ", want %" PRId64, count, want);
         free(ref);
     }
 

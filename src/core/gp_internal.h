@@ -68,6 +68,7 @@ typedef struct gp_select_args {
     unsigned char value[16];
     bool partition;
     void *out;
+    void *rejected; /* gp_partition_copy_*: the rejected items' buffer; NULL: in out after the selected */
     int64_t *count; /* context space; never NULL here (the core supplies a slot) */
 } gp_select_args;
 

@@ -57,15 +57,38 @@ gp_status gp_select_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, siz
     return GP_STATUS_OK;
 }
 
-/* Select or partition, by flags (flags_mode) or by comparison. */
+/* A partition_copy's second buffer: aligned as out, and sharing no byte
+ * with in, the flags, out or count. */
+static gp_status check_rejected(gp_ctx *ctx, const char *name, const void *in, size_t in_bytes,
+                                const uint8_t *flags, size_t flag_bytes, const void *out, const void *rejected,
+                                gp_dtype t, const int64_t *count)
+{
+    if (!gp_aligned(rejected, gp_dtype_size(t)))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected is not aligned to its element size",
+                            name);
+    if (gp_overlaps(rejected, in_bytes, in, in_bytes))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected overlaps in", name);
+    if (flags && gp_overlaps(rejected, in_bytes, flags, flag_bytes))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected overlaps flags", name);
+    if (gp_overlaps(rejected, in_bytes, out, in_bytes))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected overlaps out_selected", name);
+    if (count && gp_overlaps(count, sizeof *count, rejected, in_bytes))
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: count overlaps out_rejected", name);
+    return GP_STATUS_OK;
+}
+
+/* Select or partition, by flags (flags_mode) or by comparison; a partition
+ * with `rejected` (partition_copy) puts the rejected items there. */
 static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool flags_mode, const void *in,
                              gp_dtype t, int64_t n, const uint8_t *flags, gp_cmp cmp, const void *value, void *out,
-                             int64_t *count, int64_t *host_count)
+                             void *rejected, bool copy, int64_t *count, int64_t *host_count)
 {
     if (!ctx) return GP_STATUS_NULL_POINTER;
     gp_primitive prim = partition ? GP_PRIM_PARTITION : GP_PRIM_SELECT;
     if (!in && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: in is NULL", name);
-    if (!out && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: out is NULL", name);
+    if (!out && n > 0)
+        return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: %s is NULL", name, copy ? "out_selected" : "out");
+    if (copy && !rejected && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: out_rejected is NULL", name);
     if (flags_mode && !flags && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: flags is NULL", name);
     if (!flags_mode && !value) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: value is NULL", name);
     int64_t *target;
@@ -80,11 +103,13 @@ static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool
     size_t in_bytes = (size_t)n * gp_dtype_size(t);
     s = check_overlaps(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, out, count);
     if (s != GP_STATUS_OK) return s;
+    if (copy) s = check_rejected(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, out, rejected, t, count);
+    if (s != GP_STATUS_OK) return s;
 
     gp_select_args a;
     memset(&a, 0, sizeof a);
     a.in = in, a.t = t, a.n = n, a.flags = flags_mode ? flags : NULL, a.cmp = cmp, a.partition = partition;
-    a.out = out, a.count = target;
+    a.out = out, a.rejected = copy ? rejected : NULL, a.count = target;
     if (!flags_mode) memcpy(a.value, value, gp_dtype_size(t));
     void *ws;
     s = gp_ctx_scratch(ctx, n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n), &ws);
@@ -97,27 +122,43 @@ static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool
 gp_status gp_select_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, const uint8_t *flags, void *out,
                             int64_t *count, int64_t *host_count)
 {
-    return select_call(ctx, "gp_select_flagged", false, true, in, t, n, flags, (gp_cmp)0, NULL, out, count,
-                       host_count);
+    return select_call(ctx, "gp_select_flagged", false, true, in, t, n, flags, (gp_cmp)0, NULL, out, NULL, false,
+                       count, host_count);
 }
 
 gp_status gp_select_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp cmp, const void *value, void *out,
                        int64_t *count, int64_t *host_count)
 {
-    return select_call(ctx, "gp_select_if", false, false, in, t, n, NULL, cmp, value, out, count, host_count);
+    return select_call(ctx, "gp_select_if", false, false, in, t, n, NULL, cmp, value, out, NULL, false, count,
+                       host_count);
 }
 
 gp_status gp_partition_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, const uint8_t *flags, void *out,
                                int64_t *count, int64_t *host_count)
 {
-    return select_call(ctx, "gp_partition_flagged", true, true, in, t, n, flags, (gp_cmp)0, NULL, out, count,
-                       host_count);
+    return select_call(ctx, "gp_partition_flagged", true, true, in, t, n, flags, (gp_cmp)0, NULL, out, NULL, false,
+                       count, host_count);
 }
 
 gp_status gp_partition_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp cmp, const void *value,
                           void *out, int64_t *count, int64_t *host_count)
 {
-    return select_call(ctx, "gp_partition_if", true, false, in, t, n, NULL, cmp, value, out, count, host_count);
+    return select_call(ctx, "gp_partition_if", true, false, in, t, n, NULL, cmp, value, out, NULL, false, count,
+                       host_count);
+}
+
+gp_status gp_partition_copy_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, const uint8_t *flags,
+                                    void *out_selected, void *out_rejected, int64_t *count, int64_t *host_count)
+{
+    return select_call(ctx, "gp_partition_copy_flagged", true, true, in, t, n, flags, (gp_cmp)0, NULL, out_selected,
+                       out_rejected, true, count, host_count);
+}
+
+gp_status gp_partition_copy_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, gp_cmp cmp, const void *value,
+                               void *out_selected, void *out_rejected, int64_t *count, int64_t *host_count)
+{
+    return select_call(ctx, "gp_partition_copy_if", true, false, in, t, n, NULL, cmp, value, out_selected,
+                       out_rejected, true, count, host_count);
 }
 
 gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n, unsigned flags, void *out,

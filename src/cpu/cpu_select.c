@@ -277,14 +277,16 @@ static int64_t count_all(const gp_select_args *a, sel_fns fns, int nthreads)
 
 /* Writes block [lo, lo + len) with flags f (block_flags): its selected
  * items from out[sel_at] on, and for a partition its rejected ones from
- * out[total + rej_at] on. Returns how many it selected. The SIMD path
- * writes both in one pass, comparing where f is NULL. */
+ * out[total + rej_at] on (partition_copy: rejected[rej_at], total 0).
+ * Returns how many it selected. The SIMD path writes both in one pass,
+ * comparing where f is NULL. */
 static int64_t place_block(const gp_select_args *a, sel_fns fns, int64_t lo, int64_t len, const uint8_t *f,
                            int64_t sel_at, int64_t rej_at, int64_t total)
 {
     const size_t sz = gp_dtype_size(a->t);
     unsigned char *sel = (unsigned char *)a->out + (size_t)sel_at * sz;
-    unsigned char *rej = a->partition ? (unsigned char *)a->out + (size_t)(total + rej_at) * sz : NULL;
+    unsigned char *rej_base = a->rejected ? (unsigned char *)a->rejected : (unsigned char *)a->out;
+    unsigned char *rej = a->partition ? rej_base + (size_t)(total + rej_at) * sz : NULL;
     const void *x = item_at(a, lo);
     if (!f) return gp_cpu_simd_split_if(a->t, x, len, a->cmp, a->value, sel, rej);
     if (fns.simd) return gp_cpu_simd_split(sz, x, f, len, sel, rej);
@@ -324,10 +326,12 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
         return GP_STATUS_OK;
     }
     const int nthreads = thread_count(n, fns.block);
-    const int64_t total = a->partition ? count_all(a, fns, nthreads) : 0;
+    /* Only a partition into one buffer needs its total before it writes. */
+    const bool counts_first = a->partition && !a->rejected;
+    const int64_t total = counts_first ? count_all(a, fns, nthreads) : 0;
     if (nthreads == 1) {
         const int64_t sel = select_one_thread(a, fns, total);
-        *a->count = a->partition ? total : sel;
+        *a->count = counts_first ? total : sel;
         return GP_STATUS_OK;
     }
     int64_t sel_carry = 0, rej_carry = 0;
@@ -356,7 +360,7 @@ gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             if (len > 0) place_block(a, fns, lo, len, f, sel_at[t], rej_at[t], total);
         }
     }
-    *a->count = a->partition ? total : sel_carry;
+    *a->count = counts_first ? total : sel_carry;
     return GP_STATUS_OK;
 }
 

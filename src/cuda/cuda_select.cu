@@ -189,6 +189,12 @@ struct select_params {
      * (flag_bits_params::before). */
     unsigned long long *before;
     unsigned long long range_tiles;
+    /* A partition into two buffers (gp_partition_copy_*): the rejected
+     * items go here, from its start, and the tiles look back as a
+     * selection's, the total never needed (counted_first set, with nothing
+     * counted first: *count is the last tile's to write); NULL: a
+     * partition into out. */
+    void *rejected;
 };
 
 /* mask[r]: which elements of the thread's vector in row r are kept (by the
@@ -721,7 +727,9 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
 
     const lookback::arena &ar = p.arena;
     const bool multi = p.tickets > 1;
-    const bool part_multi = Partition && multi; /* count tasks, then write tasks */
+    /* A partition into two buffers ranks and looks back as a selection. */
+    const bool split = Partition && p.rejected != nullptr;
+    const bool part_multi = Partition && multi && !split; /* count tasks, then write tasks */
     lookback::ticket t = {0, 0};
     if (multi) t = lookback::take_ticket(ar, p.tickets, part_multi ? p.groups : p.tiles, ticket_words);
     /* Partition: tickets [0, groups) count, the next T write. Select: each does both. */
@@ -748,9 +756,10 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     unsigned warp_before, kept;
     tile::block_combine<tile::op_sum, unsigned, kSelectWarps>(warp_count, warp_counts, warp_before, kept);
 
-    /* The number kept before this tile (and, for partition, in all). */
-    unsigned long long before = 0, total = kept;
-    if (multi && !Partition) {
+    /* The number kept before this tile (and, for partition, in all; a
+     * split's rejected run starts at 0, not after the selected ones). */
+    unsigned long long before = 0, total = split ? 0 : kept;
+    if (multi && (!Partition || split)) {
         if (tile_id == 0) {
             if (threadIdx.x == 0) lookback::publish_payload(ar, 0, t.epoch, lookback::kInclusive, kept);
         } else if (warp == 0) {
@@ -791,12 +800,12 @@ __global__ void __launch_bounds__(kSelectThreads, select_blocks_per_sm(sizeof(T)
     if (kept == 0 && !Partition) return;
     compact_rows<T, Partition, Items>(stage, h, mask, warp_before, row_base, kept);
     __syncthreads();
-    T *out = static_cast<T *>(p.out);
+    T *out = static_cast<T *>(p.out), *rejected_out = split ? static_cast<T *>(p.rejected) : out;
     const int limit = Partition ? tile_valid : (int)kept;
     const int64_t rejected_base = (int64_t)total + (tile_base - (int64_t)before);
     for (int i = threadIdx.x; i < limit; i += kSelectThreads) {
         if ((unsigned)i < kept) out[before + (unsigned)i] = stage[i];
-        else out[rejected_base + (i - (int)kept)] = stage[i];
+        else rejected_out[rejected_base + (i - (int)kept)] = stage[i];
     }
 }
 
@@ -1181,7 +1190,7 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
     c.tiles = lookback::tiles_of(c.run.tile, a->n);
     c.resident = resident_of(c.run);
     c.one_pass = false;
-    if (!a->partition || c.run.fn != narrow.fn) return c;
+    if (!a->partition || a->rejected || c.run.fn != narrow.fn) return c; /* a split never needs one pass */
     constexpr unsigned kNarrowStages = select_pipe_shape<uint8_t, false, kNarrow>::kStages,
                        kWideStages = select_pipe_shape<uint8_t, false, kWide>::kStages;
     c.one_pass = one_pass_partition(c.tiles, c.resident, kNarrowStages);
@@ -1340,7 +1349,13 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
 {
     const char *name = a->partition ? "gp_partition" : "gp_select";
     gp_status s = check_limits(ctx, name, a->in, a->out, a->t, a->n);
+    if (s == GP_STATUS_OK && a->rejected) s = check_limits(ctx, name, a->in, a->rejected, a->t, a->n);
     if (s != GP_STATUS_OK) return s;
+    /* A partition into two buffers (split) places its rejected items
+     * without the total: no count first, no one pass, no prefixed kernel;
+     * the partition kernels look back as for a selection (select_params::
+     * rejected). */
+    const bool split = a->partition && a->rejected != NULL;
     if (a->n == 0) return write_zero_count(ctx, a->count);
     const bool by_flags = a->flags != NULL;
     const void *fn = select_kernel_for(a->t, by_flags, a->partition);
@@ -1352,9 +1367,10 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     p.in = a->in;
     p.flags = a->flags;
     p.out = a->out;
+    p.rejected = split ? a->rejected : NULL;
     p.count = a->count;
     p.n = a->n;
-    set_tiles(p, a->partition, tiles);
+    set_tiles(p, a->partition && !split, tiles);
     if (!by_flags) set_range(p, a->t, a->cmp, a->value);
     const unsigned vec = 16 / (unsigned)gp_dtype_size(a->t);
     p.aligned = (uintptr_t)a->in % 16 == 0 && (!by_flags || (uintptr_t)a->flags % vec == 0);
@@ -1368,9 +1384,11 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
 #ifdef GPUPRIM_DEBUG_LAUNCH
     char what[160];
     snprintf(what, sizeof what, "select_kernel<%s, %s> (%s, n = %lld, %llu tiles)", gp_dtype_name(a->t),
-             by_flags ? "flags" : gp_cmp_name(a->cmp), a->partition ? "partition" : "select", (long long)a->n, tiles);
+             by_flags ? "flags" : gp_cmp_name(a->cmp), split ? "partition_copy" : a->partition ? "partition" : "select",
+             (long long)a->n, tiles);
 #else
-    const char *what = a->partition ? "select_kernel (partition)" : "select_kernel";
+    const char *what = split ? "select_kernel (partition_copy)" : a->partition ? "select_kernel (partition)"
+                                                                                : "select_kernel";
 #endif
     void *args[] = {&p};
     /* A selection or partition of more tiles than the device holds
@@ -1385,7 +1403,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
          * One by comparison counted first runs the kernel it would run
          * anyway, with the total known. */
         uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
-        bool count_first = a->partition && ws && (uintptr_t)after % 16 == 0 &&
+        bool count_first = a->partition && !split && ws && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
         /* No tile of the prefixed kernel waits on another: from 2^23 1-byte
          * items it beats one pass as well (GP_PARTITION_PREFIXED); wider
@@ -1402,10 +1420,14 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             else c = choose_persistent(ctx, a, true);
         }
         if (c.resident > 0 && (c.tiles > c.resident || c.one_pass)) {
-            set_tiles(p, a->partition, c.tiles);
+            set_tiles(p, a->partition && !split, c.tiles);
             p.grid = c.tiles < c.resident ? (unsigned)c.tiles : c.resident;
             p.tickets = p.grid;
             if (c.one_pass) p.groups = 0;
+            if (split) { /* as counted first, with nothing to wait for */
+                p.groups = 0;
+                p.counted_first = 1;
+            }
             if (count_first) {
                 s = count_before(ctx, a, after, p);
                 if (s != GP_STATUS_OK) return s;
@@ -1427,7 +1449,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
                 timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles);
 #endif
             if (s != GP_STATUS_OK || !too_large) return s;
-            set_tiles(p, a->partition, tiles); /* the device is busy: one tile a block, counted again */
+            set_tiles(p, a->partition && !split, tiles); /* the device is busy: one tile a block, counted again */
             p.grid = 0;
             p.bits = NULL;
             p.counted_first = 0;

@@ -239,6 +239,9 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
      * the groups (cuda_select.cu, select_kernel). Counted first, the Bits
      * kernels stage bits for every whole tile, not flags (with_bits). */
     const bool counted_first = kCountedFirst || (Partition && p.counted_first);
+    /* A partition into two buffers: as one counted first, with nothing
+     * counted (select_params::rejected). */
+    const bool split = Partition && p.rejected != nullptr;
     const bool one_pass = Partition && p.groups == 0 && !counted_first,
                by_groups = Partition && !kCountedFirst && p.groups != 0;
     constexpr bool with_bits = Bits; /* stages sized for bits: never flags */
@@ -320,7 +323,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
             }
         unsigned long long total = 0;
         if (by_groups && lane == 0) total = lookback::wait_for(ar, p.groups - 1, t.epoch, lookback::kInclusive);
-        if (counted_first && lane == 0) total = (unsigned long long)*p.count; /* the count kernel's, launched before */
+        /* The count kernel's, launched before; a split's rejected runs start at 0. */
+        if (counted_first && lane == 0) total = split ? 0ull : (unsigned long long)*p.count;
         unsigned use = warp - kSelectWarps;
         for (;; use += K) {
             /* The end is checked twice. By stride it is known before the
@@ -355,7 +359,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
             if (lane == 0) {
                 GP_TL_TILE(prefix, tile);
                 lookback::publish_payload(ar, tile, t.epoch, lookback::kInclusive, before + kept);
-                if (tile == p.tiles - 1 && !counted_first) *p.count = (int64_t)(before + kept);
+                if (tile == p.tiles - 1 && (!counted_first || split)) *p.count = (int64_t)(before + kept);
                 before_of[s] = before;
                 if (counted_first) total_of[s] = total;
                 if (!Partition || counted_first) stage::arrive(&placed[s]);
@@ -478,7 +482,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
                 int64_t tile_base;
                 const int valid = tile_extent(u, tile_base);
                 const int64_t rejected_at = (int64_t)total_of[s] + (tile_base - (int64_t)before);
-                copy_run(bytes_out + rejected_at * (int64_t)sizeof(T), stage_bytes, (unsigned)kept * sizeof(T),
+                uint8_t *rejected_out = split ? static_cast<uint8_t *>(p.rejected) : bytes_out;
+                copy_run(rejected_out + rejected_at * (int64_t)sizeof(T), stage_bytes, (unsigned)kept * sizeof(T),
                          (unsigned)(valid - kept) * sizeof(T));
             }
             if (threadIdx.x == 0) GP_TL_TILE(finish_end, tile_of_use(u));
@@ -492,8 +497,11 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
             int64_t tile_base;
             const int valid = tile_extent(u, tile_base);
             const int64_t rejected_base = (int64_t)total_of[s] + (tile_base - (int64_t)before) - kept;
-            for (int i = threadIdx.x; i < valid; i += kSelectThreads)
-                out[i < kept ? (int64_t)before + i : rejected_base + i] = run[i];
+            T *rejected_out = split ? static_cast<T *>(p.rejected) : out;
+            for (int i = threadIdx.x; i < valid; i += kSelectThreads) {
+                if (i < kept) out[(int64_t)before + i] = run[i];
+                else rejected_out[rejected_base + i] = run[i];
+            }
         }
         if (threadIdx.x == 0) GP_TL_TILE(finish_end, tile_of_use(u));
     };

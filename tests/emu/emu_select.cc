@@ -35,9 +35,14 @@ static int wider_partition_kernel(const void *fn)
     return -1;
 }
 
+/* The blocks of partitions into two buffers (partition_copy): a tile
+ * each (select_kernel), persistent (select_kernel_pipelined). */
+std::atomic<long> emu_copy_blocks[2];
+
 static void select_thunk(const void *fn, const void *params)
 {
     const auto &p = *static_cast<const gp_cuda::select_params *>(params);
+    if (gp_emu::thread_x() == 0 && p.rejected) emu_copy_blocks[p.grid != 0]++;
     if (gp_emu::thread_x() == 0 && p.groups == 0 && !p.counted_first && wide_partition_kernel(fn))
         emu_wide_one_pass_blocks++;
     const int wider = gp_emu::thread_x() == 0 ? wider_partition_kernel(fn) : -1;

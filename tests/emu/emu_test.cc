@@ -71,6 +71,7 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 long emu_check_compares(uint64_t seed); /* emu_select.cc */
 extern long emu_counted_first_by_comparison; /* emu_select.cc: the partitions by comparison counted first */
 extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of one-pass partitions on wide tiles */
+extern std::atomic<long> emu_copy_blocks[2]; /* emu_select.cc: blocks of partition_copy, a tile each and persistent */
 extern std::atomic<long> emu_prefixed_wide_blocks; /* emu_select.cc: blocks of partition_prefixed_kernel for 4- and 8-byte items */
 extern std::atomic<long> emu_wider_partition_blocks[2]; /* emu_select.cc: blocks of partitions on wider tiles, by comparison and by flags */
 extern std::atomic<long> emu_compare_bits_calls; /* emu_select.cc: partitions by comparison counted with bits */
@@ -233,11 +234,13 @@ static void fill_mostly_ascending(void *buf, gp_dtype t, int64_t n, uint64_t s, 
     }
 }
 
-static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp, int off)
+/* copy: a partition kind into two buffers (gp_partition_copy_*). */
+static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp, int off, bool copy = false)
 {
     gp_ctx ctx = make_ctx();
     size_t sz = gpt_size(t);
-    buffer in(n * sz + 64, off * sz), out(n * sz + 64), ref(n * sz + 64), flags(n + 64, off);
+    buffer in(n * sz + 64, off * sz), out(n * sz + 64), ref(n * sz + 64), flags(n + 64, off),
+        rejected(copy ? n * sz + 64 : 0);
     uint64_t s = gpt_derive(seed, (uint64_t)t, (uint64_t)n, (uint64_t)kind * 64 + pattern, cmp * 16 + off);
     gpt_rng r = {s};
     bool filt = kind >= K_FILTER;
@@ -276,34 +279,40 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
         memset(&a, 0, sizeof a);
         a.in = in.p, a.t = t, a.n = n, a.flags = by_flags ? flags.p : NULL, a.cmp = cmp, a.partition = part;
         a.out = out.p, a.count = &count;
+        if (copy) a.rejected = rejected.p;
         memcpy(a.value, value, sz);
         st = gp_cuda::select(&ctx, &a, wsb ? ws.p : NULL);
     }
     static const char *const names[] = {"select_flagged", "select_if", "partition_flagged", "partition_if",
                                         "filter", "filter_desc"};
     char what[256];
-    snprintf(what, sizeof what, "%s %s n=%" PRId64 " pattern=%d cmp=%d off=%d", names[kind], gp_dtype_name(t), n,
-             pattern, (int)cmp, off);
+    snprintf(what, sizeof what, "%s%s %s n=%" PRId64 " pattern=%d cmp=%d off=%d", names[kind], copy ? " (copy)" : "",
+             gp_dtype_name(t), n, pattern, (int)cmp, off);
     bool ok = st == GP_STATUS_OK;
     if (!ok) printf("  status %s: %s\n", gp_status_name(st), ctx.last_error);
     if (ok && count != want) {
         printf("  count %" PRId64 ", want %" PRId64 "\n", count, want);
         ok = false;
     }
-    int64_t written = part ? n : want;
-    for (int64_t i = 0; ok && i < written; i++)
-        if (memcmp(out.p + i * sz, ref.p + i * sz, sz) != 0) {
-            char g[64], w[64];
-            gpt_format(t, out.p + i * sz, g, sizeof g);
-            gpt_format(t, ref.p + i * sz, w, sizeof w);
-            printf("  out[%" PRId64 "] = %s, want %s\n", i, g, w);
-            ok = false;
-        }
-    for (size_t b = written * sz; ok && b < n * sz + 64; b++)
-        if (out.p[b] != 0xA5) {
-            printf("  byte %zu past the items changed\n", b - written * sz);
-            ok = false;
-        }
+    /* Into one buffer, or (copy) the selected items into out and the
+     * rejected ones into their own, each followed by untouched bytes. */
+    auto check = [&](const char *name, const unsigned char *got, const unsigned char *from, int64_t len) {
+        for (int64_t i = 0; ok && i < len; i++)
+            if (memcmp(got + i * sz, from + i * sz, sz) != 0) {
+                char g[64], w[64];
+                gpt_format(t, got + i * sz, g, sizeof g);
+                gpt_format(t, from + i * sz, w, sizeof w);
+                printf("  %s[%" PRId64 "] = %s, want %s\n", name, i, g, w);
+                ok = false;
+            }
+        for (size_t b = len * sz; ok && b < n * sz + 64; b++)
+            if (got[b] != 0xA5) {
+                printf("  byte %zu past %s's items changed\n", b - len * sz, name);
+                ok = false;
+            }
+    };
+    check("out", out.p, ref.p, part && !copy ? n : want);
+    if (copy) check("rejected", rejected.p, ref.p + want * sz, n - want);
     report(ok, what);
 }
 
@@ -416,6 +425,8 @@ int main(int argc, char **argv)
                     if (n > 2 * tile + 1 && p > 0 && p < 4) continue;
                     gp_cmp cmp = (gp_cmp)(1 + (k++ % 6));
                     select_case(kind, t, n, p, cmp, 0);
+                    /* and into two buffers (partition_copy), on the first pattern */
+                    if ((kind == K_PART_FLAGS || kind == K_PART_IF) && p == 0) select_case(kind, t, n, p, cmp, 0, true);
                 }
                 if (si == 4 || si == 8) select_case(kind, t, n, 0, GP_CMP_LT, 5);
                 /* Three times more, so that both kernels take it, and the
@@ -439,7 +450,11 @@ int main(int argc, char **argv)
             const int set = gpt_size(t) == 1 && select_wider_T ? kSelectWider : kSelectNarrow;
             const int64_t n = select_sizes[kPerTile * set + kPerTile - 1];
             for (int kind = 0; kind < K_FILTER; kind++)
-                for (int again = 0; again < 4; again++) select_case(kind, t, n, 0, (gp_cmp)(1 + (k++ % 6)), 0);
+                for (int again = 0; again < 6; again++) { /* partitions twice more into two buffers */
+                    const bool part = kind == K_PART_FLAGS || kind == K_PART_IF;
+                    if (again >= 4 && !part) break;
+                    select_case(kind, t, n, 0, (gp_cmp)(1 + (k++ % 6)), 0, again >= 4);
+                }
         }
     /* make_ctx's hook sends every other persistent partition by
      * comparison that does not run in one pass through count(): past
@@ -450,6 +465,11 @@ int main(int argc, char **argv)
      * wide ones where each block has a stage for every tile
      * (choose_persistent): --medium's sizes on one or two blocks have
      * such. */
+    /* Partitions into two buffers, persistent in every run, and a tile a
+     * block where a run has sizes of one tile (all but --big). */
+    report((big || emu_copy_blocks[0] > 0) && emu_copy_blocks[1] > 0, "partitions into two buffers ran in both kernels");
+    printf("blocks of partitions into two buffers: %ld a tile each, %ld persistent\n", emu_copy_blocks[0].load(),
+           emu_copy_blocks[1].load());
     if (medium) report(emu_wide_one_pass_blocks > 0, "some partitions ran in one pass on wide tiles");
     printf("blocks of one-pass partitions on wide tiles: %ld\n", emu_wide_one_pass_blocks.load());
     /* Partitions counted first on wider tiles: every 1-byte one counted
