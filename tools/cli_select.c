@@ -22,6 +22,15 @@ static const cli_opt select_opts[] = {
     {NULL, 0, NULL, NULL},
 };
 
+static const cli_opt partition_opts[] = {
+    {"flags", 0, "FLAGS", "select x[i] where FLAGS[i] is not 0 (.npy of booleans or integers, or text)"},
+    {"if", 0, "CMP:VALUE", "select x where (x CMP VALUE): CMP is lt, le, gt, ge, eq or ne"},
+    {"rejected", 0, "FILE", "write the rejected values here and only the selected ones to OUT"},
+    {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
+    {"output", 'o', "FILE", "where to write the result: FILE.npy, or text for any other name (required)"},
+    {NULL, 0, NULL, NULL},
+};
+
 static const cli_opt stalin_opts[] = {
     {"descending", 0, NULL, "keep x[i] <= every element before it instead"},
     {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
@@ -37,10 +46,11 @@ typedef struct sel_request {
     gp_cmp cmp;
     unsigned char value[16];
     int descending;
+    int split;     /* partition --rejected: gp_partition_copy_* */
     int64_t count; /* the answer */
 } sel_request;
 
-static gp_status call(gp_ctx *ctx, sel_request *r, const void *in, const uint8_t *flags, void *out)
+static gp_status call(gp_ctx *ctx, sel_request *r, const void *in, const uint8_t *flags, void *out, void *rejected)
 {
     int64_t *c = &r->count;
     switch (r->kind) {
@@ -48,6 +58,9 @@ static gp_status call(gp_ctx *ctx, sel_request *r, const void *in, const uint8_t
         return flags ? gp_select_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
                      : gp_select_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
     case SEL_PARTITION:
+        if (r->split)
+            return flags ? gp_partition_copy_flagged(ctx, in, r->t, r->n, flags, out, rejected, NULL, c)
+                         : gp_partition_copy_if(ctx, in, r->t, r->n, r->cmp, r->value, out, rejected, NULL, c);
         return flags ? gp_partition_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
                      : gp_partition_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
     default:
@@ -56,13 +69,16 @@ static gp_status call(gp_ctx *ctx, sel_request *r, const void *in, const uint8_t
 }
 
 /* Uploads the input (freeing the host copy) and flags, runs, brings back
- * what was written: count items, or all n for a partition. */
+ * what was written: count items, or all n for a partition (split: the
+ * rejected ones from their own buffer after the selected ones, so that
+ * result reads as a partition's). */
 static int select_on_ctx(gp_ctx *ctx, cli_array *a, sel_request *r, void *result)
 {
-    size_t bytes = (size_t)r->n * gp_dtype_size(r->t);
-    void *in = NULL, *out = NULL, *flags = NULL;
+    size_t sz = gp_dtype_size(r->t), bytes = (size_t)r->n * sz;
+    void *in = NULL, *out = NULL, *flags = NULL, *rejected = NULL;
     int rc = cli_ctx_malloc(ctx, &in, bytes, "the input");
     if (rc == CLI_EXIT_OK) rc = cli_ctx_malloc(ctx, &out, bytes, "the result");
+    if (rc == CLI_EXIT_OK && r->split) rc = cli_ctx_malloc(ctx, &rejected, bytes, "the rejected values");
     if (rc == CLI_EXIT_OK && r->flags) rc = cli_ctx_malloc(ctx, &flags, (size_t)r->n, "the flags");
     gp_status s = GP_STATUS_OK;
     if (rc == CLI_EXIT_OK && (s = gp_copy_from_host(ctx, in, a->data, bytes)) != GP_STATUS_OK)
@@ -70,22 +86,26 @@ static int select_on_ctx(gp_ctx *ctx, cli_array *a, sel_request *r, void *result
     cli_array_free(a);
     if (rc == CLI_EXIT_OK && flags && (s = gp_copy_from_host(ctx, flags, r->flags, (size_t)r->n)) != GP_STATUS_OK)
         rc = cli_gp_error(ctx, s, "copying the flags into the context failed");
-    if (rc == CLI_EXIT_OK && (s = call(ctx, r, in, flags, out)) != GP_STATUS_OK)
+    if (rc == CLI_EXIT_OK && (s = call(ctx, r, in, flags, out, rejected)) != GP_STATUS_OK)
         rc = cli_gp_error(ctx, s, "%s of %" PRId64 " %s values failed",
                           r->kind == SEL_STALIN ? "the running-max filter" : r->kind == SEL_PARTITION ? "partition"
                                                                                                       : "selection",
                           r->n, gp_dtype_name(r->t));
-    int64_t written = r->kind == SEL_PARTITION ? r->n : r->count;
-    if (rc == CLI_EXIT_OK && written > 0 &&
-        (s = gp_copy_to_host(ctx, result, out, (size_t)written * gp_dtype_size(r->t))) != GP_STATUS_OK)
+    int64_t written = r->kind == SEL_PARTITION && !r->split ? r->n : r->count;
+    if (rc == CLI_EXIT_OK && written > 0 && (s = gp_copy_to_host(ctx, result, out, (size_t)written * sz)) != GP_STATUS_OK)
         rc = cli_gp_error(ctx, s, "copying the result back failed");
+    if (rc == CLI_EXIT_OK && r->split && r->n > r->count &&
+        (s = gp_copy_to_host(ctx, (char *)result + (size_t)r->count * sz, rejected, (size_t)(r->n - r->count) * sz)) !=
+            GP_STATUS_OK)
+        rc = cli_gp_error(ctx, s, "copying the rejected values back failed");
+    gp_free(ctx, rejected);
     gp_free(ctx, flags);
     gp_free(ctx, out);
     gp_free(ctx, in);
     return rc;
 }
 
-static void print_json(const sel_request *r, const gp_ctx *ctx, const char *path)
+static void print_json(const sel_request *r, const gp_ctx *ctx, const char *path, const char *rejected_path)
 {
     char v[64];
     printf("{\"dtype\": \"%s\", \"n\": %" PRId64 ", ", gp_dtype_name(r->t), r->n);
@@ -95,6 +115,10 @@ static void print_json(const sel_request *r, const gp_ctx *ctx, const char *path
     printf("\"backend\": \"%s\", \"%s\": %" PRId64 ", \"output\": ", gp_backend_name(gp_ctx_backend(ctx)),
            r->kind == SEL_STALIN ? "survivors" : "selected", r->count);
     cli_json_string(stdout, path);
+    if (rejected_path) {
+        printf(", \"rejected\": %" PRId64 ", \"rejected_output\": ", r->n - r->count);
+        cli_json_string(stdout, rejected_path);
+    }
     printf("}\n");
 }
 
@@ -106,10 +130,14 @@ static int run_kind(const cli_args *args, sel_kind kind)
     const char *flags_path = kind == SEL_STALIN ? NULL : cli_get(args, "flags");
     const char *test = kind == SEL_STALIN ? NULL : cli_get(args, "if");
     const char *dtype = cli_get(args, "dtype"), *path = cli_get(args, "output"), *value_text = NULL;
+    const char *rejected_path = kind == SEL_PARTITION ? cli_get(args, "rejected") : NULL;
     r.descending = kind == SEL_STALIN && cli_get(args, "descending") != NULL;
+    r.split = rejected_path != NULL;
     if (kind != SEL_STALIN && !flags_path == !test)
         return cli_usage_error("give exactly one of --flags FLAGS and --if CMP:VALUE");
     if (!path) return cli_usage_error("-o FILE is required");
+    if (rejected_path && strcmp(rejected_path, path) == 0)
+        return cli_usage_error("--rejected and -o name the same file (%s): each needs its own", path);
     int rc = test ? cli_parse_if_option(test, &r.cmp, &value_text) : CLI_EXIT_OK;
     gp_dtype text_dtype = (gp_dtype)0;
     if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
@@ -144,9 +172,12 @@ static int run_kind(const cli_args *args, sel_kind kind)
     if (rc == CLI_EXIT_OK && !(result = cli_host_malloc(r.n ? (size_t)r.n * gp_dtype_size(r.t) : 1, "the result")))
         rc = CLI_EXIT_FAILURE;
     if (rc == CLI_EXIT_OK) rc = select_on_ctx(ctx, &a, &r, result);
-    if (rc == CLI_EXIT_OK) rc = cli_save_array(path, result, r.t, kind == SEL_PARTITION ? r.n : r.count);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_save_array(path, result, r.t, kind == SEL_PARTITION && !r.split ? r.n : r.count);
+    if (rc == CLI_EXIT_OK && r.split)
+        rc = cli_save_array(rejected_path, (char *)result + (size_t)r.count * gp_dtype_size(r.t), r.t, r.n - r.count);
     if (rc == CLI_EXIT_OK) {
-        if (args->json) print_json(&r, ctx, path);
+        if (args->json) print_json(&r, ctx, path, rejected_path);
         else printf("%" PRId64 "\n", r.count);
     }
     free(result);
@@ -186,15 +217,18 @@ const cli_verb cli_verb_select = {
 const cli_verb cli_verb_partition = {
     .name = "partition",
     .summary = "stable partition of a .npy or text file: flagged (or true) values first",
-    .synopsis = "(--flags FLAGS | --if CMP:VALUE) [--dtype T] FILE -o OUT",
+    .synopsis = "(--flags FLAGS | --if CMP:VALUE) [--rejected REJ] [--dtype T] FILE -o OUT",
     .details = GP_CLI_SELECT_INPUT
         "Writes to OUT every value: the selected ones first, then the rejected ones, each in\n"
         "their input order (CUB's DevicePartition reverses the rejected part; gpuprim does not),\n"
-        "and prints how many were selected. Flags and comparisons as in `gpuprim select`; --json\n"
-        "prints the same object.\n\n"
-        "example:\n"
-        "  gpuprim partition --if lt:0.5 x.npy -o split.npy\n",
-    .opts = select_opts,
+        "and prints how many were selected. With --rejected, OUT gets the selected values only\n"
+        "and REJ the rejected ones, in the same orders (gp_partition_copy_*, which on CUDA reads\n"
+        "the input once). Flags and comparisons as in `gpuprim select`; --json prints the same\n"
+        "object, with \"rejected\" and \"rejected_output\" after --rejected.\n\n"
+        "examples:\n"
+        "  gpuprim partition --if lt:0.5 x.npy -o split.npy\n"
+        "  gpuprim partition --flags mask.npy x.npy -o kept.npy --rejected dropped.npy\n",
+    .opts = partition_opts,
     .min_positional = 1,
     .max_positional = 1,
     .run = run_partition,

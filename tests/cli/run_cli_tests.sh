@@ -330,6 +330,15 @@ golden_cases() {
         sel --flags f.npy x.npy -o sf.npy && cksum sf.npy && partition --flags f.npy x.npy -o pf.npy && cksum pf.npy'
     exact partition_order 'partition --if gt:2 v1_i4.npy -o p.txt && cat p.txt && printf "0\n1\n0\n1\n0\n" >f.txt &&
         partition --flags f.txt v1_i4.npy -o q.txt && cat q.txt'
+    exact partition_copy 'partition --if gt:2 --rejected r.txt v1_i4.npy -o p.txt && cat p.txt && echo -- && cat r.txt &&
+        printf "0\n1\n0\n1\n0\n" >f.txt && partition --flags f.txt --rejected r.npy v1_i4.npy -o q.npy && cksum q.npy r.npy &&
+        gen --dtype f32 --n 100000 --seed 8 -o x.npy && partition --if lt:0.25 x.npy -o p.txt &&
+        partition --if lt:0.25 --rejected r2.txt x.npy -o s2.txt && cat s2.txt r2.txt | cmp - p.txt && echo as one &&
+        partition --if lt:0.25 --rejected r2.npy x.npy -o s2.npy && cksum s2.npy r2.npy &&
+        partition --if ge:0 --rejected none.npy x.npy -o all.npy && cksum none.npy && leftovers'
+    golden partition_copy_json 'printf "1\n0\n1\n" >f.txt && partition --flags f.txt --json --rejected r.txt u1.npy -o p.txt'
+    golden err_partition_copy_args 'partition --if lt:3 --rejected x.txt v1_i4.npy -o x.txt;
+        sel --if lt:3 --rejected r.txt v1_i4.npy -o x.txt; partition --if lt:3 --rejected v1_i4.npy -o x.txt; leftovers'
     exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
         stalin --descending a.txt -o d.txt && cat d.txt'
     exact stalin_nan_inf 'stalin f4_nan.npy -o n.txt && cat n.txt && printf "nan\n-inf\n-inf\n3\ninf\n2\ninf\nnan\n" | stalin - -o i.txt &&
