@@ -8,7 +8,8 @@ extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
 extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_wide_bins_cuda,
     gpb_histogram_many_bins_cuda, gpb_histogram_edges_cuda;
 extern const gpb_case gpb_scan_cuda, gpb_select_cuda, gpb_select_if_cuda, gpb_partition_cuda,
-    gpb_partition_if_cuda, gpb_filter_cuda, gpb_filter_ascending_cuda, gpb_filter_vs_cpu_cuda;
+    gpb_partition_if_cuda, gpb_partition_copy_cuda, gpb_partition_copy_if_cuda, gpb_filter_cuda,
+    gpb_filter_ascending_cuda, gpb_filter_vs_cpu_cuda;
 #endif
 
 const gpb_case *const gpb_cases[] = {
@@ -35,6 +36,8 @@ const gpb_case *const gpb_cases[] = {
     &gpb_select_if_cuda,
     &gpb_partition_cuda,
     &gpb_partition_if_cuda,
+    &gpb_partition_copy_cuda,
+    &gpb_partition_copy_if_cuda,
     &gpb_filter_cuda,
     &gpb_filter_ascending_cuda,
     &gpb_filter_vs_cpu_cuda,

@@ -6,6 +6,9 @@
  *   select-if         gp_select_if(x < mid)    vs cub::DeviceSelect::If          (about half pass)
  *   partition         gp_partition_flagged     vs cub::DevicePartition::Flagged  (about half the flags set)
  *   partition-if      gp_partition_if(x < mid) vs cub::DevicePartition::If       (about half pass)
+ *   partition-copy    gp_partition_copy_flagged (two buffers) vs cub::DevicePartition::Flagged (one)
+ *   partition-copy-if gp_partition_copy_if(x < mid) vs cub::DevicePartition::If, three-way (the second
+ *                     part never chosen: its unselected buffer gets the rejected items, reversed)
  *   filter            gp_filter_running_max    vs seed 002's pipeline: InclusiveScan(max) + a flag kernel
  *                     + DevicePartition::Flagged, on random data
  *   filter-ascending  the same on mostly ascending data (i/2 + noise in [-4, 4))
@@ -16,7 +19,8 @@
  * filters against the streaming read of their input.
  * Checks, before and after timing: exact against CUB (a float scan within
  * gpb_float_tol per element; CUB's partition reverses the rejected part,
- * gpuprim keeps its order, so that part is compared reversed).
+ * gpuprim keeps its order, so that part is compared reversed; so are
+ * partition_copy's rejected items, in a buffer of their own).
  */
 #include "bench_cuda.cuh"
 #include "bench_filter_pipeline.cuh"
@@ -53,6 +57,12 @@ struct below {
     T mid;
     __device__ bool operator()(const T &x) const { return x < mid; }
 };
+/* The three-way partition's second part, never chosen: a two-way
+ * partition into separate buffers. */
+template <class T>
+struct never {
+    __device__ bool operator()(const T &) const { return false; }
+};
 
 /* Flags after each slice's input: 1 with probability 1/2, from the hash. */
 __global__ void fill_flags_kernel(unsigned char *base, size_t stride, size_t offset, int64_t n, int64_t total,
@@ -75,12 +85,24 @@ __global__ void fill_ascending_kernel(unsigned char *base, size_t stride, int64_
 
 /* ------------------------------------------------------------- one point */
 
-enum kind { K_SCAN, K_SELECT, K_SELECT_IF, K_PARTITION, K_PARTITION_IF, K_FILTER, K_FILTER_ASC, K_FILTER_CPU };
+enum kind {
+    K_SCAN,
+    K_SELECT,
+    K_SELECT_IF,
+    K_PARTITION,
+    K_PARTITION_IF,
+    K_PARTITION_COPY,
+    K_PARTITION_COPY_IF,
+    K_FILTER,
+    K_FILTER_ASC,
+    K_FILTER_CPU
+};
 
 struct bufs {
     gpb_arena arena = {};
     void *gp_out = nullptr, *peer_out = nullptr, *copy_out = nullptr, *cub_temp = nullptr, *tmp = nullptr;
-    int64_t *counts = nullptr; /* [0] gpuprim, [1] cub */
+    void *gp_rejected = nullptr, *peer_rejected = nullptr; /* partition_copy's second buffers */
+    int64_t *counts = nullptr; /* [0] gpuprim, [1] cub ([2] the three-way partition's second part) */
     uint8_t *filter_flags = nullptr;
     gp_ctx *cpu_ctx = nullptr;
     std::vector<unsigned char> host_in, host_out;
@@ -89,7 +111,8 @@ struct bufs {
 static int release(bufs *b)
 {
     int rc = gpb_cuda_arena_free(&b->arena);
-    void *ptrs[] = {b->gp_out, b->peer_out, b->copy_out, b->cub_temp, b->tmp, b->counts, b->filter_flags};
+    void *ptrs[] = {b->gp_out,   b->peer_out, b->copy_out,    b->cub_temp,     b->tmp,
+                    b->counts,   b->filter_flags, b->gp_rejected, b->peer_rejected};
     for (void *p : ptrs) {
         cudaError_t e = p ? cudaFree(p) : cudaSuccess;
         if (e != cudaSuccess) rc = gpb_cuda_fail("cudaFree", e, __FILE__, __LINE__);
@@ -158,8 +181,9 @@ static int compare(const gpb_env *env, const gpb_spec *s, const char *what, cons
 
 static const char *kind_name(kind k)
 {
-    static const char *const names[] = {"scan",   "select",           "select-if",    "partition", "partition-if",
-                                        "filter", "filter-ascending", "filter-vs-cpu"};
+    static const char *const names[] = {"scan",           "select",         "select-if",         "partition",
+                                        "partition-if",   "partition-copy", "partition-copy-if", "filter",
+                                        "filter-ascending", "filter-vs-cpu"};
     return names[k];
 }
 
@@ -169,7 +193,8 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n;
     const size_t data = (size_t)n * sizeof(T);
-    const bool flagged = k == K_SELECT || k == K_PARTITION;
+    const bool flagged = k == K_SELECT || k == K_PARTITION || k == K_PARTITION_COPY;
+    const bool copy = k == K_PARTITION_COPY || k == K_PARTITION_COPY_IF;
     const bool filter = k == K_FILTER || k == K_FILTER_ASC || k == K_FILTER_CPU;
     const size_t slice = flagged ? flags_offset(n, sizeof(T)) + (size_t)n : data;
     const size_t copy_bytes = (size_t)((pt->bytes_read + pt->bytes_written) / 2); /* a copy moves 2x */
@@ -188,15 +213,19 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     case K_SCAN: GPB_CU(cub_scan<T>(nullptr, temp_bytes, nt, no, s->op, n, rt->stream)); break;
     case K_SELECT: GPB_CU(cub::DeviceSelect::Flagged(nullptr, temp_bytes, nt, nf, no, nc, n, rt->stream)); break;
     case K_SELECT_IF: GPB_CU(cub::DeviceSelect::If(nullptr, temp_bytes, nt, no, nc, n, below<T>{mid}, rt->stream)); break;
-    case K_PARTITION: GPB_CU(cub::DevicePartition::Flagged(nullptr, temp_bytes, nt, nf, no, nc, n, rt->stream)); break;
+    case K_PARTITION:
+    case K_PARTITION_COPY: GPB_CU(cub::DevicePartition::Flagged(nullptr, temp_bytes, nt, nf, no, nc, n, rt->stream)); break;
     case K_PARTITION_IF:
         GPB_CU(cub::DevicePartition::If(nullptr, temp_bytes, nt, no, nc, n, below<T>{mid}, rt->stream));
+        break;
+    case K_PARTITION_COPY_IF:
+        GPB_CU(cub::DevicePartition::If(nullptr, temp_bytes, nt, no, no, no, nc, n, below<T>{mid}, never<T>{}, rt->stream));
         break;
     default:
         if (gpb_filter_pipeline_temp_bytes<T>(n, &temp_bytes, rt->stream) != GPB_OK) return GPB_ERROR;
         break;
     }
-    size_t extra = temp_bytes + 3 * data + (filter ? data + (size_t)n : 0) + copy_bytes + 4096;
+    size_t extra = temp_bytes + 3 * data + (filter ? data + (size_t)n : 0) + (copy ? 2 * data : 0) + copy_bytes + 4096;
     if (gpb_cuda_arena_alloc(env, &b->arena, slice, extra, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!b->arena.base) return GPB_OK;
     if (k == K_FILTER_ASC) {
@@ -217,7 +246,12 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     GPB_CU(cudaMalloc(&b->gp_out, data ? data : 1));
     GPB_CU(cudaMalloc(&b->peer_out, data ? data : 1));
     GPB_CU(cudaMalloc(&b->copy_out, copy_bytes ? copy_bytes : 1));
-    GPB_CU(cudaMalloc((void **)&b->counts, 2 * sizeof(int64_t)));
+    GPB_CU(cudaMalloc((void **)&b->counts, 3 * sizeof(int64_t)));
+    if (copy) {
+        GPB_CU(cudaMalloc(&b->gp_rejected, data ? data : 1));
+        GPB_CU(cudaMalloc(&b->peer_rejected, data ? data : 1));
+        GPB_CU(cudaMalloc(&b->tmp, 16)); /* the three-way partition's second part: never written */
+    }
     if (filter) {
         GPB_CU(cudaMalloc(&b->tmp, data ? data : 1));
         GPB_CU(cudaMalloc((void **)&b->filter_flags, n ? (size_t)n : 1));
@@ -231,6 +265,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     }
 
     T *gp_out = (T *)b->gp_out, *peer_out = (T *)b->peer_out;
+    T *gp_rej = (T *)b->gp_rejected, *peer_rej = (T *)b->peer_rejected;
     int64_t *gp_count = b->counts, *cub_count = b->counts + 1;
     const size_t foff = flags_offset(n, sizeof(T));
     auto flags_of = [&](const void *in) { return (const uint8_t *)in + foff; };
@@ -244,6 +279,12 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
         case K_PARTITION: st = gp_partition_flagged(env->ctx, in, s->dtype, n, flags_of(in), gp_out, gp_count, NULL); break;
         case K_PARTITION_IF:
             st = gp_partition_if(env->ctx, in, s->dtype, n, GP_CMP_LT, &mid, gp_out, gp_count, NULL);
+            break;
+        case K_PARTITION_COPY:
+            st = gp_partition_copy_flagged(env->ctx, in, s->dtype, n, flags_of(in), gp_out, gp_rej, gp_count, NULL);
+            break;
+        case K_PARTITION_COPY_IF:
+            st = gp_partition_copy_if(env->ctx, in, s->dtype, n, GP_CMP_LT, &mid, gp_out, gp_rej, gp_count, NULL);
             break;
         default: st = gp_filter_running_max(env->ctx, in, s->dtype, n, 0, gp_out, gp_count, NULL); break;
         }
@@ -261,7 +302,12 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
             GPB_CU(cub::DeviceSelect::If(b->cub_temp, tb, x, peer_out, cub_count, n, below<T>{mid}, rt->stream));
             break;
         case K_PARTITION:
+        case K_PARTITION_COPY:
             GPB_CU(cub::DevicePartition::Flagged(b->cub_temp, tb, x, flags_of(in), peer_out, cub_count, n, rt->stream));
+            break;
+        case K_PARTITION_COPY_IF:
+            GPB_CU(cub::DevicePartition::If(b->cub_temp, tb, x, peer_out, (T *)b->tmp, peer_rej, cub_count, n,
+                                            below<T>{mid}, never<T>{}, rt->stream));
             break;
         case K_PARTITION_IF:
             GPB_CU(cub::DevicePartition::If(b->cub_temp, tb, x, peer_out, cub_count, n, below<T>{mid}, rt->stream));
@@ -288,7 +334,8 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     auto check = [&](const char *when) -> int {
         const void *in = b->arena.base;
         GPB_CU(cudaMemsetAsync(gp_out, 0xA5, data, rt->stream));
-        GPB_CU(cudaMemsetAsync(b->counts, 0x5A, 2 * sizeof(int64_t), rt->stream));
+        if (copy) GPB_CU(cudaMemsetAsync(gp_rej, 0xA5, data, rt->stream));
+        GPB_CU(cudaMemsetAsync(b->counts, 0x5A, 3 * sizeof(int64_t), rt->stream));
         if (gp_call(in) != GPB_OK) return GPB_ERROR;
         if (k == K_FILTER_CPU) {
             /* The cpu filter is the peer here: compare with it. */
@@ -318,6 +365,12 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
             return GPB_CHECK_FAILED;
         }
         if (k == K_PARTITION || k == K_PARTITION_IF) return compare<T>(env, s, kind_name(k), when, gp_out, peer_out, n, c[0]);
+        if (copy) { /* the selected items in order; the rejected ones reversed, CUB's after its selected ones */
+            const int rc_sel = compare<T>(env, s, kind_name(k), when, gp_out, peer_out, c[0], c[0]);
+            if (rc_sel != GPB_OK) return rc_sel;
+            const T *peer_rejected_at = k == K_PARTITION_COPY ? peer_out + c[0] : peer_rej;
+            return compare<T>(env, s, "partition-copy (rejected)", when, gp_rej, peer_rejected_at, n - c[0], 0);
+        }
         return compare<T>(env, s, kind_name(k), when, gp_out, peer_out, c[0], c[0]);
     };
 
@@ -448,6 +501,24 @@ extern "C" const gpb_case gpb_partition_if_cuda = {
     "the input twice: once to count, once to write); ceiling: a copy moving as many bytes; check: exact",
     30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, scan_bytes,
     measure<K_PARTITION_IF>, nullptr, "i32,f32,i64,u8", 1,
+};
+/* Into two buffers no total is needed first: the input (and flags) read
+ * once at every size, as a selection's; bytes as the partition's. */
+extern "C" const gpb_case gpb_partition_copy_cuda = {
+    "partition-copy", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
+    "gp_partition_copy_flagged (selected and rejected items into two buffers, both in input order), u8 flags, about "
+    "half set; peer: cub::DevicePartition::Flagged (one buffer, the rejected part reversed; compared reversed); "
+    "bytes: n items + n flags read, n written; check: exact",
+    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_bytes,
+    measure<K_PARTITION_COPY>, nullptr, "i32,f32,i64,u8", 1,
+};
+extern "C" const gpb_case gpb_partition_copy_if_cuda = {
+    "partition-copy-if", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
+    "gp_partition_copy_if(x < middle of the range) into two buffers, about half pass; peer: cub::DevicePartition::If "
+    "three-way, its second part never chosen (the rejected items reversed into their own buffer; compared "
+    "reversed); bytes: n items read and written; check: exact",
+    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, scan_bytes,
+    measure<K_PARTITION_COPY_IF>, nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_filter_cuda = {
     "filter", GP_BACKEND_CUDA, "gpuprim", "cub-pipeline", "read-ceiling",

@@ -14,7 +14,7 @@
 # persistent grids and the other hooked paths, the ladders and the demo;
 # --part 4 the sanitizers on test_histogram and test_async; --part 6 the
 # benchmarks (reduce, transpose, and issue 3's scan, selection, partition
-# and filter rows). Part 3 held the benchmarks until, on a fresh machine
+# (into one buffer and into two) and filter rows). Part 3 held the benchmarks until, on a fresh machine
 # at 8d3094f (build 201 s, its sanitizers 300 s), the call's deadline cut
 # the filter rows.
 # No --part: parts 1-4 and 6. --part 5, only when asked, builds again with
@@ -233,6 +233,7 @@ if [ $bench -eq 1 ] && [ $sixth -eq 1 ]; then
   issue3=("scan scan --dtype i32,i64 --min-log2 10 --max-log2 28"
     "select select,select-if --dtype i32,i64,u8 --min-log2 20 --max-log2 28"
     "partition partition,partition-if --dtype i32,i64 --min-log2 20 --max-log2 28"
+    "partition-copy partition-copy,partition-copy-if --dtype i32,i64,u8 --min-log2 20 --max-log2 28"
     "filter filter,filter-ascending --dtype i32,f32 --min-log2 20 --max-log2 28"
     "filter-vs-cpu filter-vs-cpu --dtype i32")
   for row in "${issue3[@]}"; do
