@@ -15,7 +15,8 @@
  *  - inputs are only read (but an in-place scan's);
  *  - an accepted call gives the serial reference's answer bit for bit (a
  *    float sum or product only where the data makes it exact), and a
- *    selection leaves out[count..n) as it was;
+ *    selection leaves out[count..n) as it was (a partition_copy also
+ *    out_rejected[n - count..n));
  *  - with a caller's workspace (gp_ctx_set_workspace) of the size the
  *    call's *_workspace_size query gives, or more, the call runs; with less
  *    it returns WORKSPACE_TOO_SMALL and writes nothing, the workspace
@@ -45,18 +46,27 @@ enum {
 typedef enum call_kind {
     C_REDUCE, C_REDUCE_TO_HOST, C_SCAN_INCLUSIVE, C_SCAN_EXCLUSIVE, C_SELECT_FLAGGED, C_SELECT_IF,
     C_PARTITION_FLAGGED, C_PARTITION_IF, C_FILTER, C_COUNT_IF, C_HISTOGRAM_EVEN, C_HISTOGRAM_EDGES, C_TRANSPOSE,
+    C_PARTITION_COPY_FLAGGED, C_PARTITION_COPY_IF, /* last: an input's first byte keeps the kind it named */
     C_KINDS
 } call_kind;
 
 static const char *const call_names[C_KINDS] = {
     "gp_reduce", "gp_reduce_to_host", "gp_scan_inclusive", "gp_scan_exclusive", "gp_select_flagged",
     "gp_select_if", "gp_partition_flagged", "gp_partition_if", "gp_filter_running_max", "gp_count_if",
-    "gp_histogram_even", "gp_histogram_edges", "gp_transpose_ex"};
+    "gp_histogram_even", "gp_histogram_edges", "gp_transpose_ex", "gp_partition_copy_flagged",
+    "gp_partition_copy_if"};
+
+/* The partition_copy calls: a second output, out_rejected. */
+static bool is_copy(call_kind k) { return k == C_PARTITION_COPY_FLAGGED || k == C_PARTITION_COPY_IF; }
+static bool is_flagged(call_kind k)
+{
+    return k == C_SELECT_FLAGGED || k == C_PARTITION_FLAGGED || k == C_PARTITION_COPY_FLAGGED;
+}
 
 /* The buffers a call may point into; a role's place is one of them plus an
  * offset, or NULL. */
-typedef enum buf_id { B_IN, B_OUT, B_AUX, B_COUNT, BUFS } buf_id;
-static const char *const buf_names[BUFS] = {"input", "output", "flags or edges", "count"};
+typedef enum buf_id { B_IN, B_OUT, B_AUX, B_COUNT, B_REJ, BUFS } buf_id;
+static const char *const buf_names[BUFS] = {"input", "output", "flags or edges", "count", "rejected output"};
 
 typedef struct place {
     int buf; /* a buf_id, or -1 for NULL */
@@ -72,6 +82,7 @@ typedef struct api_call {
     unsigned flags; /* the filter's or the histogram's flags word */
     double lower, upper;
     place in, out, aux, count; /* aux: the flags or the edges; out: the hist */
+    place rej;                 /* a partition_copy's out_rejected (out: its out_selected); else NULL */
     bool value_given, init_given, host_count_given, host_out_given;
     bool value_from_data; /* the comparison's value is one of the input's elements */
     size_t host_out_skew; /* host_out 0 or 1 byte past an aligned address */
@@ -267,7 +278,8 @@ static gp_primitive primitive_of(call_kind k)
     case C_REDUCE: case C_REDUCE_TO_HOST: return GP_PRIM_REDUCE;
     case C_SCAN_INCLUSIVE: case C_SCAN_EXCLUSIVE: return GP_PRIM_SCAN;
     case C_SELECT_FLAGGED: case C_SELECT_IF: return GP_PRIM_SELECT;
-    case C_PARTITION_FLAGGED: case C_PARTITION_IF: return GP_PRIM_PARTITION;
+    case C_PARTITION_FLAGGED: case C_PARTITION_IF:
+    case C_PARTITION_COPY_FLAGGED: case C_PARTITION_COPY_IF: return GP_PRIM_PARTITION;
     case C_FILTER: return GP_PRIM_FILTER;
     case C_COUNT_IF: return GP_PRIM_COUNT;
     default: return GP_PRIM_HISTOGRAM;
@@ -281,9 +293,9 @@ static verdict call_model(const api_call *c, const unsigned char *edges)
     verdict v = {.nh = 0};
     const call_kind k = c->kind;
     const bool reduce = k == C_REDUCE || k == C_REDUCE_TO_HOST, scan = k == C_SCAN_INCLUSIVE || k == C_SCAN_EXCLUSIVE;
-    const bool by_flags = k == C_SELECT_FLAGGED || k == C_PARTITION_FLAGGED;
-    const bool by_cmp = k == C_SELECT_IF || k == C_PARTITION_IF || k == C_COUNT_IF;
-    const bool selection = k >= C_SELECT_FLAGGED && k <= C_FILTER;
+    const bool by_flags = is_flagged(k), copy = is_copy(k);
+    const bool by_cmp = k == C_SELECT_IF || k == C_PARTITION_IF || k == C_COUNT_IF || k == C_PARTITION_COPY_IF;
+    const bool selection = (k >= C_SELECT_FLAGGED && k <= C_FILTER) || copy;
     const bool histogram = k == C_HISTOGRAM_EVEN || k == C_HISTOGRAM_EDGES;
     const bool dtypes_ok = dtype_valid(c->t) && (!(reduce || scan) || dtype_valid(c->out_t));
     const size_t isz = gp_dtype_size(c->t), osz = reduce || scan ? gp_dtype_size(c->out_t) : isz;
@@ -295,6 +307,7 @@ static verdict call_model(const api_call *c, const unsigned char *edges)
     if (k == C_REDUCE && c->out.buf < 0) hard(&v, GP_STATUS_NULL_POINTER);
     if (k == C_REDUCE_TO_HOST && !c->host_out_given) hard(&v, GP_STATUS_NULL_POINTER);
     if ((scan || selection) && c->out.buf < 0 && n > 0) hard(&v, GP_STATUS_NULL_POINTER);
+    if (copy && c->rej.buf < 0 && n > 0) hard(&v, GP_STATUS_NULL_POINTER);
     if (histogram && c->out.buf < 0) hard(&v, GP_STATUS_NULL_POINTER);
     if (by_flags && c->aux.buf < 0 && n > 0) hard(&v, GP_STATUS_NULL_POINTER);
     if (k == C_HISTOGRAM_EDGES && c->aux.buf < 0) hard(&v, GP_STATUS_NULL_POINTER);
@@ -345,6 +358,13 @@ static verdict call_model(const api_call *c, const unsigned char *edges)
             hard(&v, bad);
         if (overlaps(c->count, 8, c->in, in_bytes) || overlaps(c->count, 8, c->out, out_bytes) ||
             (by_flags && overlaps(c->count, 8, c->aux, flag_bytes)))
+            hard(&v, bad);
+    }
+    /* out_rejected: as out, and apart from out too (each taken as n elements). */
+    if (copy) {
+        if (misaligned(c->rej, isz)) (n > 0 ? hard : soft)(&v, bad);
+        if (overlaps(c->rej, in_bytes, c->in, in_bytes) || overlaps(c->rej, in_bytes, c->out, out_bytes) ||
+            (by_flags && overlaps(c->rej, in_bytes, c->aux, flag_bytes)) || overlaps(c->count, 8, c->rej, in_bytes))
             hard(&v, bad);
     }
     if (k == C_COUNT_IF && overlaps(c->count, 8, c->in, in_bytes)) hard(&v, bad);
@@ -479,11 +499,13 @@ static void describe(const api_call *c, char *s, size_t size)
                  c->value_given);
         return;
     }
+    char rej[48] = "";
+    if (is_copy(c->kind)) snprintf(rej, sizeof rej, ", rejected %d+%zu", c->rej.buf, c->rej.off);
     snprintf(s, size,
-             "%s(t %d, out_t %d, op %d, cmp %d, n %lld, bins %lld, flags %u, [%g, %g), in %d+%zu, out %d+%zu, "
+             "%s(t %d, out_t %d, op %d, cmp %d, n %lld, bins %lld, flags %u, [%g, %g), in %d+%zu, out %d+%zu%s, "
              "aux %d+%zu, count %d+%zu, value %d, init %d, host_count %d, host_out %d+%zu, data %d, workspace %d)",
              call_names[c->kind], (int)c->t, (int)c->out_t, (int)c->op, (int)c->cmp, (long long)c->n,
-             (long long)c->bins, c->flags, c->lower, c->upper, c->in.buf, c->in.off, c->out.buf, c->out.off,
+             (long long)c->bins, c->flags, c->lower, c->upper, c->in.buf, c->in.off, c->out.buf, c->out.off, rej,
              c->aux.buf, c->aux.off, c->count.buf, c->count.off, c->value_given, c->init_given, c->host_count_given,
              c->host_out_given, c->host_out_skew, c->data_kind, c->workspace);
 }
@@ -566,6 +588,8 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
     const unsigned ws = byte(&r) % 12;
     c->workspace = ws <= W_MORE && c->kind != C_TRANSPOSE ? (int)ws : W_NONE;
     if (c->kind == C_TRANSPOSE) decode_transpose(c, &r);
+    /* A partition_copy's out_rejected: one byte where a transpose's parameters are. */
+    const unsigned rej_modes = is_copy(c->kind) ? byte(&r) : 0;
 
     static const unsigned odd_flags[] = {0, 1, 2, 0x80000000u};
     c->flags = flag_bits % 4 == 3 ? odd_flags[(flag_bits >> 2) % 4] : flag_bits % 2;
@@ -601,6 +625,17 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
     static const int count_alias[] = {B_IN, B_OUT, B_AUX, B_IN};
     c->count = choose(modes >> 6, B_COUNT, count_off, 4, count_alias[(modes2 >> 3) % 4],
                       (modes2 >> 3) % 4 == 3 ? (size_t)nn * isz / 16 * 8 : 0);
+    /* out_rejected inside in, out, the flags or count: at its start, one
+     * element on, n elements on (just past in or out: allowed) or half way. */
+    c->rej = (place){-1, 0};
+    if (is_copy(c->kind)) {
+        static const int rej_alias[] = {B_IN, B_OUT, B_AUX, B_COUNT};
+        const size_t base[] = {in_off, out_off, aux_off, count_off};
+        const size_t into[] = {0, isz, (size_t)nn * isz, (size_t)nn / 2 * isz};
+        const unsigned a = (rej_modes >> 4) % 4;
+        c->rej = choose(rej_modes, B_REJ, ((rej_modes >> 2) % 4) * isz, isz >= 2 ? isz / 2 : 1, rej_alias[a],
+                        base[a] + into[rej_modes >> 6]);
+    }
     c->value_given = given % 16 != 15;
     c->host_count_given = (given >> 4) % 2;
     c->init_given = (given >> 5) % 2;
@@ -624,6 +659,23 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
         c->lower = -8.0 - (range % 8);
         c->upper = 1.0 + (range >> 3);
     }
+}
+
+/* A partition_copy's reference: the one-buffer partition's selected part
+ * goes to out_selected, its rejected part to out_rejected. */
+static int64_t copy_reference(const api_call *c, buffers *b, const unsigned char *in, const unsigned char *flags)
+{
+    if (c->n == 0) return 0; /* out and rej may be NULL */
+    const size_t sz = gp_dtype_size(c->t), bytes = (size_t)c->n * sz;
+    unsigned char *both = malloc(bytes);
+    if (!both) gpf_violation("api: out of host memory");
+    const int64_t selected = gp_ref_partition(in, c->t, c->n, c->kind == C_PARTITION_COPY_FLAGGED ? flags : NULL,
+                                              c->cmp, c->value, both);
+    const size_t split = (size_t)selected * sz;
+    memcpy(expect_at(b, c->out), both, split);
+    memcpy(expect_at(b, c->rej), both + split, bytes - split);
+    free(both);
+    return selected;
 }
 
 /* The reference's effect of an accepted call on the expected images, and
@@ -663,6 +715,8 @@ static void apply_reference(const api_call *c, buffers *b, const unsigned char *
         selected = gp_ref_partition(in, c->t, c->n, c->kind == C_PARTITION_FLAGGED ? flags : NULL, c->cmp,
                                     c->value, c->n ? expect_at(b, c->out) : NULL);
         break;
+    case C_PARTITION_COPY_FLAGGED:
+    case C_PARTITION_COPY_IF: selected = copy_reference(c, b, in, flags); break;
     case C_FILTER:
         selected = gp_ref_filter(in, c->t, c->n, c->flags & GP_FILTER_DESCENDING, c->n ? expect_at(b, c->out) : NULL);
         break;
@@ -709,7 +763,7 @@ static void relax_results(const api_call *c, unsigned char *got, unsigned char *
 
 static gp_status run_call(const api_call *c, buffers *b, void *host_out, int64_t *host_count)
 {
-    void *in = at(b, c->in), *out = at(b, c->out), *aux = at(b, c->aux);
+    void *in = at(b, c->in), *out = at(b, c->out), *aux = at(b, c->aux), *rej = at(b, c->rej);
     int64_t *count = (int64_t *)at(b, c->count);
     int64_t *hc = c->host_count_given ? host_count : NULL;
     const void *value = c->value_given ? c->value : NULL;
@@ -724,6 +778,9 @@ static gp_status run_call(const api_call *c, buffers *b, void *host_out, int64_t
     case C_SELECT_IF: return gp_select_if(ctx, in, c->t, c->n, c->cmp, value, out, count, hc);
     case C_PARTITION_FLAGGED: return gp_partition_flagged(ctx, in, c->t, c->n, aux, out, count, hc);
     case C_PARTITION_IF: return gp_partition_if(ctx, in, c->t, c->n, c->cmp, value, out, count, hc);
+    case C_PARTITION_COPY_FLAGGED: return gp_partition_copy_flagged(ctx, in, c->t, c->n, aux, out, rej, count, hc);
+    case C_PARTITION_COPY_IF:
+        return gp_partition_copy_if(ctx, in, c->t, c->n, c->cmp, value, out, rej, count, hc);
     case C_FILTER: return gp_filter_running_max(ctx, in, c->t, c->n, c->flags, out, count, hc);
     case C_COUNT_IF: return gp_count_if(ctx, in, c->t, c->n, c->cmp, value, count, hc);
     case C_HISTOGRAM_EVEN:
@@ -772,6 +829,7 @@ static void prepare(api_call *c, buffers *b, gpt_rng *rng)
     need(bytes, c->out, hist ? bins * 8 : c->kind == C_REDUCE ? osz : nn * osz);
     need(bytes, c->aux, c->kind == C_HISTOGRAM_EDGES ? (bins + 1) * isz : nn);
     need(bytes, c->count, 8);
+    need(bytes, c->rej, nn * isz);
     for (int i = 0; i < BUFS; i++) {
         b->before[i] = malloc(bytes[i]);
         b->expect[i] = malloc(bytes[i]);
@@ -795,7 +853,7 @@ static void prepare(api_call *c, buffers *b, gpt_rng *rng)
         draw_data(e, c->t, (int64_t)bins + 1, c->density % 4 ? D_SORTED : c->data_kind, rng);
         if (c->density % 4 && !edges_ascend(e, c->t, (int64_t)bins))
             for (size_t i = 0; i <= bins; i++) put(e + i * isz, c->t, (int64_t)i - 3, (double)i * 0.5 - 2.0);
-    } else if (c->aux.buf == B_AUX && (c->kind == C_SELECT_FLAGGED || c->kind == C_PARTITION_FLAGGED)) {
+    } else if (c->aux.buf == B_AUX && is_flagged(c->kind)) {
         unsigned char *f = before_at(b, c->aux);
         for (size_t i = 0; i < nn; i++)
             f[i] = gpt_below(rng, 256) < c->density ? (unsigned char)(1 + gpt_below(rng, 255)) : 0;

@@ -163,7 +163,7 @@ static void args_seeds(corpus *c)
  * one byte away. */
 static void api_seeds(corpus *c)
 {
-    for (int kind = 0; kind < 13; kind++)
+    for (int kind = 0; kind < 15; kind++) /* 13 and 14: the partition_copy calls */
         for (int k = 0; k < 4; k++) {
             const unsigned t = (unsigned)(kind * 3 + k * 4) % 10, big = k % 2;
             const unsigned char s[] = {
@@ -184,8 +184,10 @@ static void api_seeds(corpus *c)
                 (unsigned char)(0x10 | (k << 5) | (k << 6)), /* host_count; init; value from the data */
                 (unsigned char)(k % 2),               /* flags word */
                 (unsigned char)(k == 3 ? 5 : k),      /* a caller's workspace: none, exact, short, more */
-                /* The transpose's: elem_size 1, 2, 4, 8; rows, cols; strides, batches, flags */
-                (unsigned char)k, (unsigned char)(5 + 11 * k), (unsigned char)(33 - 7 * k), (unsigned char)(6 * k),
+                /* The transpose's: elem_size 1, 2, 4, 8; rows, cols; strides, batches, flags (a
+                 * partition_copy's out_rejected: its own, k elements in; k 3: just past out_selected) */
+                (unsigned char)(kind < 13 ? k : k < 3 ? k << 2 : 0x93),
+                (unsigned char)(5 + 11 * k), (unsigned char)(33 - 7 * k), (unsigned char)(6 * k),
                 (unsigned char)(k * 0x15 + 2), (unsigned char)k, 0, (unsigned char)(k % 2 ? 5 : 0), /* k odd: in place */
             };
             add_seed(c, s, sizeof s);
