@@ -878,9 +878,11 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
 /* select_kernel_pipelined on a tier's tiles: fn is NULL where a wide tier
  * would repeat the one below it. A partition counted first stages bits by
  * flags (the Bits kernels); wider tiles take partitions only counted first
- * (GP_PARTITION_WIDER): those kernels have no count tasks. */
+ * (GP_PARTITION_WIDER): those kernels have no count tasks. A split by
+ * comparison (partition_copy) takes the wider partition kernel by
+ * comparison, which needs no count: by flags it would need bits. */
 lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, select_tier tier,
-                                                 bool counted_first)
+                                                 bool counted_first, bool split = false)
 {
     using lookback::persistent_kernel;
     return for_select_type<persistent_kernel>(t, by_flags, {NULL, 0, 0, 0}, [&](auto x, auto flags) {
@@ -915,6 +917,8 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
         } else if constexpr (select_wider_items(sizeof(T)) != 0) {
             constexpr std::integral_constant<int, kWider> wider{};
             if (!partition) return from(wider, std::false_type{}, std::false_type{});
+            if constexpr (!F && GP_PARTITION_COPY_WIDER)
+                if (split) return from(wider, std::true_type{}, std::false_type{});
             /* By comparison with bits (GP_PARTITION_IF_BITS), the caller
              * asks for the kernels by flags. */
             if constexpr ((F || !GP_PARTITION_IF_BITS) && kBits)
@@ -1178,9 +1182,10 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
     using lookback::persistent_kernel;
     /* Counted first with bits, a partition by comparison runs the Bits kernels. */
     const bool by_flags = a->flags != NULL || (a->partition && counted_first && compare_bits_for(a->t, a->n));
+    const bool split = a->partition && a->rejected != NULL;
     const persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, counted_first),
                             wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, counted_first),
-                            wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, counted_first);
+                            wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, counted_first, split);
     auto resident_of = [ctx](const persistent_kernel &k) {
         return k.fn ? resident_blocks(ctx, k.fn, k.threads, k.smem) : 0u;
     };
@@ -1190,7 +1195,7 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
     c.tiles = lookback::tiles_of(c.run.tile, a->n);
     c.resident = resident_of(c.run);
     c.one_pass = false;
-    if (!a->partition || a->rejected || c.run.fn != narrow.fn) return c; /* a split never needs one pass */
+    if (!a->partition || split || c.run.fn != narrow.fn) return c; /* a split never needs one pass */
     constexpr unsigned kNarrowStages = select_pipe_shape<uint8_t, false, kNarrow>::kStages,
                        kWideStages = select_pipe_shape<uint8_t, false, kWide>::kStages;
     c.one_pass = one_pass_partition(c.tiles, c.resident, kNarrowStages);

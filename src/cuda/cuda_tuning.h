@@ -734,6 +734,14 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 #ifndef GP_PARTITION_WIDER
 #define GP_PARTITION_WIDER 1
 #endif
+/* 1: a partition into two buffers (gp_partition_copy_if) of 1-byte items
+ * takes the wider partition kernel that compares, where a selection would
+ * take wider tiles; 0: wide at most. It needs no count, so the kernel
+ * exists for it whatever GP_PARTITION_IF_BITS says. By flags it stays on
+ * wide tiles (a wider kernel by flags stages bits). */
+#ifndef GP_PARTITION_COPY_WIDER
+#define GP_PARTITION_COPY_WIDER 1
+#endif
 /* 1: a partition of 1-byte items by comparison, counted first, takes its
  * count and a bit an item from compare_bits_kernel and then runs the
  * kernels of a partition by flags (no comparison in the partition's

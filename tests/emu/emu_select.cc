@@ -36,13 +36,24 @@ static int wider_partition_kernel(const void *fn)
 }
 
 /* The blocks of partitions into two buffers (partition_copy): a tile
- * each (select_kernel), persistent (select_kernel_pipelined). */
-std::atomic<long> emu_copy_blocks[2];
+ * each (select_kernel), persistent (select_kernel_pipelined), and of those
+ * on wider tiles (GP_PARTITION_COPY_WIDER). */
+std::atomic<long> emu_copy_blocks[3];
+
+static bool wider_copy_kernel(const void *fn)
+{
+    for (gp_dtype t : {GP_DTYPE_I8, GP_DTYPE_U8})
+        if (gp_cuda::select_pipelined_for(t, false, true, gp_cuda::kWider, false, true).fn == fn) return true;
+    return false;
+}
 
 static void select_thunk(const void *fn, const void *params)
 {
     const auto &p = *static_cast<const gp_cuda::select_params *>(params);
-    if (gp_emu::thread_x() == 0 && p.rejected) emu_copy_blocks[p.grid != 0]++;
+    if (gp_emu::thread_x() == 0 && p.rejected) {
+        emu_copy_blocks[p.grid != 0]++;
+        if (wider_copy_kernel(fn)) emu_copy_blocks[2]++;
+    }
     if (gp_emu::thread_x() == 0 && p.groups == 0 && !p.counted_first && wide_partition_kernel(fn))
         emu_wide_one_pass_blocks++;
     const int wider = gp_emu::thread_x() == 0 ? wider_partition_kernel(fn) : -1;
