@@ -41,7 +41,10 @@
  * scratch and copied afterwards add 2 x the rejected bytes and a barrier;
  * written backwards (CUB's order) then reversed, the same. At half kept,
  * 12 n is the least a stable partition_if moves: it is 67% of what a copy
- * of the 8 n it must read and write would take.
+ * of the 8 n it must read and write would take. Into two buffers
+ * (gp_partition_copy_*, select_params::rejected) a tile's rejected run goes
+ * to (items before the tile) - (kept before it), which the look-back gives:
+ * no total, every item read once, as a selection.
  *
  * The running-max filter: its kernels are in cuda_filter.cuh and
  * cuda_filter_cluster.cuh, its host side below.

@@ -46,7 +46,10 @@
  * comparison of 1-byte items, a bit an item to p.bits); every use then
  * looks back as a selection's does, writes both runs K uses later, and
  * (the Bits kernels) stages the bits instead of the flags, an eighth of
- * the bytes. The one partial tile takes its masks from the bits too.
+ * the bytes. The one partial tile takes its masks from the bits too. A
+ * partition into two buffers (select_params::rejected) runs as one counted
+ * first whose total is 0: its rejected runs start at the second buffer's
+ * first item, and its last tile writes *count, as a selection's does.
  *
  * Progress: as scan_kernel_pipelined (every block resident, tiles in order).
  * A count use waits only on earlier groups, and write uses only on count
