@@ -11,21 +11,52 @@
 #include <string.h>
 #include <strings.h>
 
-int cli_save_array(const char *path, const void *data, gp_dtype t, int64_t n)
+/* Writes n values of t into f, opened for `path`: .npy by the name, else
+ * text, and flushes them. On failure the file is abandoned and the error
+ * printed. */
+static int write_array(cli_outfile *f, const char *path, const void *data, gp_dtype t, int64_t n)
 {
     size_t len = strlen(path);
     int npy = len >= 4 && strcasecmp(path + len - 4, ".npy") == 0;
+    int bad = npy ? cli_npy_write_header(f->fp, t, n) != 0 || cli_npy_write_values(f->fp, data, t, (size_t)n) != 0
+                  : cli_text_write_values(f->fp, data, t, (size_t)n) != 0;
+    bad = bad || fflush(f->fp) != 0; /* a full disk shows here, before any file is renamed into place */
+    if (!bad) return CLI_EXIT_OK;
+    int e = errno;
+    cli_outfile_abort(f);
+    return cli_error("%s: writing the result failed: %s", path, strerror(e ? e : EIO));
+}
+
+int cli_save_array(const char *path, const void *data, gp_dtype t, int64_t n)
+{
     cli_outfile f;
     int rc = cli_outfile_open(&f, path);
+    if (rc == CLI_EXIT_OK) rc = write_array(&f, path, data, t, n);
+    return rc == CLI_EXIT_OK ? cli_outfile_commit(&f) : rc;
+}
+
+int cli_save_array_pair(const char *path_a, const void *a, int64_t na, const char *path_b, const void *b, int64_t nb,
+                        gp_dtype t)
+{
+    cli_outfile fa, fb;
+    int rc = cli_outfile_open(&fa, path_a);
     if (rc != CLI_EXIT_OK) return rc;
-    int bad = npy ? cli_npy_write_header(f.fp, t, n) != 0 || cli_npy_write_values(f.fp, data, t, (size_t)n) != 0
-                  : cli_text_write_values(f.fp, data, t, (size_t)n) != 0;
-    if (bad) {
-        int e = errno;
-        cli_outfile_abort(&f);
-        return cli_error("%s: writing the result failed: %s", path, strerror(e ? e : EIO));
+    rc = write_array(&fa, path_a, a, t, na);
+    if (rc != CLI_EXIT_OK) return rc;
+    if ((rc = cli_outfile_open(&fb, path_b)) != CLI_EXIT_OK) {
+        cli_outfile_abort(&fa);
+        return rc;
     }
-    return cli_outfile_commit(&f);
+    if ((rc = write_array(&fb, path_b, b, t, nb)) != CLI_EXIT_OK) {
+        cli_outfile_abort(&fa);
+        return rc;
+    }
+    rc = cli_outfile_commit(&fa);
+    if (rc != CLI_EXIT_OK) {
+        cli_outfile_abort(&fb);
+        return rc;
+    }
+    return cli_outfile_commit(&fb);
 }
 
 /* A .npy of numpy booleans, which the general loader does not take. */

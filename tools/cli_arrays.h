@@ -14,6 +14,12 @@
  * printed; returns an exit code. */
 int cli_save_array(const char *path, const void *data, gp_dtype t, int64_t n);
 
+/* Two arrays of t, each as cli_save_array writes one: both are written
+ * whole before either file appears (a rename each, last), so a failed
+ * write leaves both names as they were. */
+int cli_save_array_pair(const char *path_a, const void *a, int64_t na, const char *path_b, const void *b, int64_t nb,
+                        gp_dtype t);
+
 /* Loads a flags file into *flags (malloc'd, n bytes, each 0 or 1): a 1-D
  * .npy of booleans (|b1) or of any integer dtype, or text integers; a
  * value is a flag when it is not zero. Errors printed; returns an exit code. */

@@ -172,10 +172,11 @@ static int run_kind(const cli_args *args, sel_kind kind)
     if (rc == CLI_EXIT_OK && !(result = cli_host_malloc(r.n ? (size_t)r.n * gp_dtype_size(r.t) : 1, "the result")))
         rc = CLI_EXIT_FAILURE;
     if (rc == CLI_EXIT_OK) rc = select_on_ctx(ctx, &a, &r, result);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_save_array(path, result, r.t, kind == SEL_PARTITION && !r.split ? r.n : r.count);
     if (rc == CLI_EXIT_OK && r.split)
-        rc = cli_save_array(rejected_path, (char *)result + (size_t)r.count * gp_dtype_size(r.t), r.t, r.n - r.count);
+        rc = cli_save_array_pair(path, result, r.count, rejected_path,
+                                 (char *)result + (size_t)r.count * gp_dtype_size(r.t), r.n - r.count, r.t);
+    else if (rc == CLI_EXIT_OK)
+        rc = cli_save_array(path, result, r.t, kind == SEL_PARTITION ? r.n : r.count);
     if (rc == CLI_EXIT_OK) {
         if (args->json) print_json(&r, ctx, path, rejected_path);
         else printf("%" PRId64 "\n", r.count);

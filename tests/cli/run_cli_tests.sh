@@ -338,7 +338,9 @@ golden_cases() {
         partition --if ge:0 --rejected none.npy x.npy -o all.npy && cksum none.npy && leftovers'
     golden partition_copy_json 'printf "1\n0\n1\n" >f.txt && partition --flags f.txt --json --rejected r.txt u1.npy -o p.txt'
     golden err_partition_copy_args 'partition --if lt:3 --rejected x.txt v1_i4.npy -o x.txt;
-        sel --if lt:3 --rejected r.txt v1_i4.npy -o x.txt; partition --if lt:3 --rejected v1_i4.npy -o x.txt; leftovers'
+        sel --if lt:3 --rejected r.txt v1_i4.npy -o x.txt; partition --if lt:3 --rejected v1_i4.npy -o x.txt;
+        partition --if lt:3 --rejected no_such_dir/r.txt v1_i4.npy -o kept.txt; test -e kept.txt && echo kept.txt written;
+        leftovers'
     exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
         stalin --descending a.txt -o d.txt && cat d.txt'
     exact stalin_nan_inf 'stalin f4_nan.npy -o n.txt && cat n.txt && printf "nan\n-inf\n-inf\n3\ninf\n2\ninf\nnan\n" | stalin - -o i.txt &&
