@@ -4,8 +4,8 @@
  * the end of the chain against the serial reference run on the host.
  *
  * A chain draws 4 to 12 steps over a few buffers of one context: scans
- * (in place or not, widening), selections, partitions and the filter (by
- * flags that may be an earlier step's u8 output), counts, reductions,
+ * (in place or not, widening), selections, partitions (into one buffer or
+ * two) and the filter (by flags that may be an earlier step's u8 output), counts, reductions,
  * histograms (accumulating onto an earlier one; by edges that an earlier
  * step wrote, which the call reads back on the host), transposes, copies and
  * memsets, on inputs that may start a few elements into a buffer. A later
@@ -236,7 +236,7 @@ static void failed_call(gpt *t, lane *L, const char *what, gp_status s)
 typedef enum call_kind {
     K_SCAN, K_SELECT_FLAGGED, K_SELECT_IF, K_PARTITION_FLAGGED, K_PARTITION_IF, K_FILTER, K_COUNT, K_REDUCE,
     K_REDUCE_TO_HOST, K_HISTOGRAM, K_HISTOGRAM_EDGES, K_TRANSPOSE, K_COPY, K_MEMSET, K_SET_STREAM, K_STALL,
-    K_SET_WORKSPACE
+    K_SET_WORKSPACE, K_PARTITION_COPY /* by flags where flags_buf >= 0, else by comparison */
 } call_kind;
 
 /* What the call reads: buffer b from element off, m elements of t. */
@@ -250,6 +250,7 @@ typedef struct call {
     call_kind kind;
     span in;
     int dst, flags_buf; /* flags_buf: a u8 buffer for the flagged kinds, the edges' for K_HISTOGRAM_EDGES */
+    int dst2;           /* K_PARTITION_COPY's rejected items */
     gp_dtype out_t;
     gp_op op;
     gp_cmp cmp;
@@ -301,18 +302,26 @@ static unsigned char *host_at(lane *L, span s) { return L->mirror[s.b] + (size_t
 
 static const gp_op int_ops[] = {GP_OP_SUM, GP_OP_PROD, GP_OP_MIN, GP_OP_MAX, GP_OP_AND, GP_OP_OR, GP_OP_XOR};
 
-/* Selections, partitions and the filter: by flags (a u8 buffer other than
- * the output, with at least m elements; it may be the input) or by
- * comparison. */
+/* Selections, partitions and the filter (choice 0, 1, 2; 3: a partition
+ * into two buffers, the rejected items into dst2, neither the input's nor
+ * dst): by flags (a u8 buffer other than the outputs, with at least m
+ * elements; it may be the input) or by comparison. */
 static void plan_select(lane *L, call *c, int choice)
 {
     c->flags_buf = -1;
-    for (int b = 0; b < NBUF && choice < 2; b++)
-        if (b != c->dst && L->t[b] == GP_DTYPE_U8 && L->n[b] >= c->in.m && gpt_below(&L->rng, 2)) c->flags_buf = b;
+    c->dst2 = -1;
+    if (choice == 3) {
+        c->dst2 = (c->dst + 1) % NBUF;
+        if (c->dst2 == c->in.b) c->dst2 = (c->dst2 + 1) % NBUF;
+    }
+    for (int b = 0; b < NBUF && choice != 2; b++)
+        if (b != c->dst && b != c->dst2 && L->t[b] == GP_DTYPE_U8 && L->n[b] >= c->in.m && gpt_below(&L->rng, 2))
+            c->flags_buf = b;
     const bool flagged = c->flags_buf >= 0;
     c->kind = choice == 0 ? (flagged ? K_SELECT_FLAGGED : K_SELECT_IF)
               : choice == 1 ? (flagged ? K_PARTITION_FLAGGED : K_PARTITION_IF)
-                            : K_FILTER;
+              : choice == 2 ? K_FILTER
+                            : K_PARTITION_COPY;
     pick_value(L, c->in.t, host_at(L, c->in), c->in.m, c->value);
     c->cmp = (gp_cmp)(1 + gpt_below(&L->rng, 6));
     c->flags = gpt_below(&L->rng, 2) ? GP_FILTER_DESCENDING : 0;
@@ -321,7 +330,18 @@ static void plan_select(lane *L, call *c, int choice)
     const unsigned char *in = host_at(L, c->in);
     if (c->kind == K_FILTER) c->want_count = gp_ref_filter(in, c->in.t, c->in.m, c->flags != 0, out);
     else if (choice == 0) c->want_count = gp_ref_select(in, c->in.t, c->in.m, hflags, c->cmp, c->value, out);
-    else c->want_count = gp_ref_partition(in, c->in.t, c->in.m, hflags, c->cmp, c->value, out);
+    else if (choice == 1) c->want_count = gp_ref_partition(in, c->in.t, c->in.m, hflags, c->cmp, c->value, out);
+    else { /* the one-buffer partition, split between dst and dst2 */
+        const size_t sz = gpt_size(c->in.t);
+        unsigned char *both = malloc((size_t)c->in.m * sz + 1);
+        if (!both) abort();
+        c->want_count = gp_ref_partition(in, c->in.t, c->in.m, hflags, c->cmp, c->value, both);
+        memcpy(out, both, (size_t)c->want_count * sz);
+        memcpy(L->mirror[c->dst2], both + (size_t)c->want_count * sz, (size_t)(c->in.m - c->want_count) * sz);
+        free(both);
+        L->t[c->dst2] = c->in.t;
+        L->n[c->dst2] = c->in.m - c->want_count;
+    }
     L->t[c->dst] = c->in.t;
     L->n[c->dst] = choice == 1 ? c->in.m : c->want_count;
 }
@@ -463,7 +483,7 @@ static bool plan(lane *L, call *c, int step)
     case 1: plan_scan(L, c); break;
     case 2:
     case 3: plan_select(L, c, 0); break;
-    case 4: plan_select(L, c, 1); break;
+    case 4: plan_select(L, c, gpt_below(&L->rng, 2) ? 1 : 3); break; /* into one buffer or two */
     case 5:
     case 6: plan_select(L, c, 2); break;
     case 7: plan_count(L, c, step, false); break;
@@ -496,7 +516,7 @@ static bool plan(lane *L, call *c, int step)
         }
     }
     if (c->kind == K_SELECT_FLAGGED || c->kind == K_SELECT_IF || c->kind == K_PARTITION_FLAGGED ||
-        c->kind == K_PARTITION_IF || c->kind == K_FILTER)
+        c->kind == K_PARTITION_IF || c->kind == K_FILTER || c->kind == K_PARTITION_COPY)
         memcpy(L->results_mirror + step * 8, &c->want_count, 8);
     return true;
 }
@@ -505,7 +525,7 @@ static const char *const kind_names[] = {
     "gp_scan", "gp_select_flagged", "gp_select_if", "gp_partition_flagged", "gp_partition_if",
     "gp_filter_running_max", "gp_count_if", "gp_reduce", "gp_reduce_to_host", "gp_histogram_even",
     "gp_histogram_edges", "gp_transpose_ex", "gp_copy", "gp_memset", "gp_ctx_set_stream", "a stall",
-    "gp_ctx_set_workspace"};
+    "gp_ctx_set_workspace", "gp_partition_copy"};
 
 /* One line of the chain's log. */
 static void describe(lane *L, const call *c, int step)
@@ -536,6 +556,11 @@ static void describe(lane *L, const call *c, int step)
     case K_SELECT_IF:
     case K_PARTITION_IF: note(L, " %s %s -> buf%d", gp_cmp_name(c->cmp), v, c->dst); break;
     case K_FILTER: note(L, " %s -> buf%d", c->flags ? "descending" : "ascending", c->dst); break;
+    case K_PARTITION_COPY:
+        if (c->flags_buf >= 0) note(L, "_flagged flags buf%d", c->flags_buf);
+        else note(L, "_if %s %s", gp_cmp_name(c->cmp), v);
+        note(L, " -> buf%d, rejected -> buf%d", c->dst, c->dst2);
+        break;
     case K_COUNT: note(L, " %s %s", gp_cmp_name(c->cmp), v); break;
     case K_REDUCE:
     case K_REDUCE_TO_HOST: note(L, " %s -> %s", gp_op_name(c->op), gp_dtype_name(c->out_t)); break;
@@ -608,6 +633,12 @@ static void issue(gpt *t, lane *L, const call *c, int step)
     case K_PARTITION_FLAGGED: s = gp_partition_flagged(L->ctx, in, d, m, flags, out, count, hc); break;
     case K_PARTITION_IF: s = gp_partition_if(L->ctx, in, d, m, c->cmp, value, out, count, hc); break;
     case K_FILTER: s = gp_filter_running_max(L->ctx, in, d, m, c->flags, out, count, hc); break;
+    case K_PARTITION_COPY: {
+        void *rejected = L->buf[c->dst2].ptr;
+        s = flags ? gp_partition_copy_flagged(L->ctx, in, d, m, flags, out, rejected, count, hc)
+                  : gp_partition_copy_if(L->ctx, in, d, m, c->cmp, value, out, rejected, count, hc);
+        break;
+    }
     case K_COUNT: s = gp_count_if(L->ctx, in, d, m, c->cmp, value, c->host ? NULL : count, hc); break;
     case K_REDUCE: s = gp_reduce(L->ctx, in, d, m, c->op, count, c->out_t); break;
     case K_REDUCE_TO_HOST: s = gp_reduce_to_host(L->ctx, in, d, m, c->op, host_out, c->out_t); break;
