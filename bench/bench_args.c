@@ -11,9 +11,9 @@ static void usage(FILE *f)
 {
     fputs("usage: gpuprim bench CASE[,CASE...]|all [options]\n"
           "cases: reduce, transpose, scan, select, select-if, partition,\n"
-          "       partition-if, filter, filter-ascending; on cuda also count,\n"
-          "       histogram, histogram-one-bin, histogram-16384, histogram-2^20,\n"
-          "       histogram-edges, filter-vs-cpu, partition-copy, partition-copy-if;\n"
+          "       partition-if, partition-copy, partition-copy-if, filter,\n"
+          "       filter-ascending; on cuda also count, histogram, histogram-one-bin,\n"
+          "       histogram-16384, histogram-2^20, histogram-edges, filter-vs-cpu;\n"
           "       all: every case of the backend\n"
           "Times gpuprim against its peer (CUB on cuda, a serial loop on cpu) and a\n"
           "streaming-read or copy ceiling over the same bytes, all in the same run. Several cases\n"

@@ -2,7 +2,8 @@
 #include "bench_args.h"
 
 extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu, gpb_filter_cpu, gpb_filter_ascending_cpu, gpb_scan_cpu,
-    gpb_select_cpu, gpb_select_if_cpu, gpb_partition_cpu, gpb_partition_if_cpu;
+    gpb_select_cpu, gpb_select_if_cpu, gpb_partition_cpu, gpb_partition_if_cpu, gpb_partition_copy_cpu,
+    gpb_partition_copy_if_cpu;
 #ifdef GPUPRIM_BENCH_CUDA
 extern const gpb_case gpb_reduce_cuda, gpb_transpose_cuda;
 extern const gpb_case gpb_count_cuda, gpb_histogram_cuda, gpb_histogram_one_bin_cuda, gpb_histogram_wide_bins_cuda,
@@ -22,6 +23,8 @@ const gpb_case *const gpb_cases[] = {
     &gpb_select_if_cpu,
     &gpb_partition_cpu,
     &gpb_partition_if_cpu,
+    &gpb_partition_copy_cpu,
+    &gpb_partition_copy_if_cpu,
 #ifdef GPUPRIM_BENCH_CUDA
     &gpb_reduce_cuda,
     &gpb_transpose_cuda,

@@ -7,6 +7,7 @@
  *   select-if     gp_select_if(x < middle)                  vs the same with the compare
  *   partition     gp_partition_flagged                      vs count, then one placing pass
  *   partition-if  gp_partition_if(x < middle)               vs the same with the compare
+ *   partition-copy, partition-copy-if  gp_partition_copy_*  vs one pass placing each item in one of two buffers
  * Checked before and after timing against serial references: exact for
  * integers, min and max, float sums and products within gpb_float_tol of a
  * double (f32) or long double (f64) running value; the output is poisoned
@@ -24,11 +25,13 @@
 
 enum { GUARD = 256, POISON = 0xA5 }; /* bytes past the output */
 
-enum kind { K_SCAN, K_SELECT, K_SELECT_IF, K_PARTITION, K_PARTITION_IF };
-static const char *const kind_names[] = {"scan", "select", "select-if", "partition", "partition-if"};
+enum kind { K_SCAN, K_SELECT, K_SELECT_IF, K_PARTITION, K_PARTITION_IF, K_PARTITION_COPY, K_PARTITION_COPY_IF };
+static const char *const kind_names[] = {"scan",         "select",         "select-if",        "partition",
+                                         "partition-if", "partition-copy", "partition-copy-if"};
 
-static int by_flags(enum kind k) { return k == K_SELECT || k == K_PARTITION; }
-static int is_partition(enum kind k) { return k == K_PARTITION || k == K_PARTITION_IF; }
+static int by_flags(enum kind k) { return k == K_SELECT || k == K_PARTITION || k == K_PARTITION_COPY; }
+static int is_copy(enum kind k) { return k == K_PARTITION_COPY || k == K_PARTITION_COPY_IF; }
+static int is_partition(enum kind k) { return k == K_PARTITION || k == K_PARTITION_IF || is_copy(k); }
 
 /* ----------------------------------------------------------- serial scans */
 
@@ -90,7 +93,8 @@ static int check_float_scan(const void *got, const void *in, gp_dtype t, gp_op o
  * count advanced by the flag, so no branch to mispredict on random flags),
  * and a stable partition as a count, then one pass placing each item with
  * a branch, which random flags mispredict half the time: a weak peer (a
- * branchless one must keep its two stores from clobbering each other). */
+ * branchless one must keep its two stores from clobbering each other).
+ * Into two buffers (y, z) it needs no count: one pass with the branch. */
 #define SELECTIONS(D, T, A)                                                                  \
     static int64_t keep_flags_##D(const T *x, const uint8_t *f, int64_t n, T *y)             \
     {                                                                                        \
@@ -124,18 +128,40 @@ static int check_float_scan(const void *got, const void *in, gp_dtype t, gp_op o
         }                                                                                    \
         return kept;                                                                         \
     }                                                                                        \
-    static int64_t serial_##D(enum kind k, const void *x, const uint8_t *f, const void *mid, int64_t n, void *y) \
+    static int64_t split_flags_##D(const T *x, const uint8_t *f, int64_t n, T *y, T *z)      \
+    {                                                                                        \
+        int64_t k = 0, r = 0;                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                    \
+            if (f[i]) y[k++] = x[i];                                                         \
+            else z[r++] = x[i];                                                              \
+        }                                                                                    \
+        return k;                                                                            \
+    }                                                                                        \
+    static int64_t split_below_##D(const T *x, T mid, int64_t n, T *y, T *z)                 \
+    {                                                                                        \
+        int64_t k = 0, r = 0;                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                    \
+            if (x[i] < mid) y[k++] = x[i];                                                   \
+            else z[r++] = x[i];                                                              \
+        }                                                                                    \
+        return k;                                                                            \
+    }                                                                                        \
+    static int64_t serial_##D(enum kind k, const void *x, const uint8_t *f, const void *mid, int64_t n, void *y, \
+                              void *z)                                                       \
     {                                                                                        \
         switch (k) {                                                                         \
         case K_SELECT: return keep_flags_##D(x, f, n, y);                                    \
         case K_SELECT_IF: return keep_below_##D(x, *(const T *)mid, n, y);                   \
         case K_PARTITION: return part_flags_##D(x, f, n, y);                                 \
+        case K_PARTITION_COPY: return split_flags_##D(x, f, n, y, z);                        \
+        case K_PARTITION_COPY_IF: return split_below_##D(x, *(const T *)mid, n, y, z);       \
         default: return part_below_##D(x, *(const T *)mid, n, y);                            \
         }                                                                                    \
     }
 GPB_ALL_TYPES(SELECTIONS)
 
-typedef int64_t (*select_fn)(enum kind k, const void *x, const uint8_t *f, const void *mid, int64_t n, void *y);
+typedef int64_t (*select_fn)(enum kind k, const void *x, const uint8_t *f, const void *mid, int64_t n, void *y,
+                             void *z);
 
 static select_fn select_for(gp_dtype t)
 {
@@ -198,7 +224,8 @@ typedef struct calls {
     gpb_spec s;
     size_t flags_at;
     unsigned char mid[8];
-    unsigned char *out; /* n items + GUARD bytes */
+    unsigned char *out;      /* n items + GUARD bytes */
+    unsigned char *rejected; /* partition_copy's second output, as out; else NULL */
     int64_t count;
 } calls;
 
@@ -213,6 +240,12 @@ static int call_gpuprim(void *self, const void *in)
     case K_SELECT: st = gp_select_flagged(c->ctx, in, t, c->s.n, f, c->out, &c->count, NULL); break;
     case K_SELECT_IF: st = gp_select_if(c->ctx, in, t, c->s.n, GP_CMP_LT, c->mid, c->out, &c->count, NULL); break;
     case K_PARTITION: st = gp_partition_flagged(c->ctx, in, t, c->s.n, f, c->out, &c->count, NULL); break;
+    case K_PARTITION_COPY:
+        st = gp_partition_copy_flagged(c->ctx, in, t, c->s.n, f, c->out, c->rejected, &c->count, NULL);
+        break;
+    case K_PARTITION_COPY_IF:
+        st = gp_partition_copy_if(c->ctx, in, t, c->s.n, GP_CMP_LT, c->mid, c->out, c->rejected, &c->count, NULL);
+        break;
     default: st = gp_partition_if(c->ctx, in, t, c->s.n, GP_CMP_LT, c->mid, c->out, &c->count, NULL); break;
     }
     if (st == GP_STATUS_OK) return GPB_OK;
@@ -225,17 +258,21 @@ static int call_serial(void *self, const void *in)
 {
     calls *c = self;
     if (c->k == K_SCAN) scan_for(c->s.dtype, c->s.op)(in, c->s.n, c->out);
-    else c->count = select_for(c->s.dtype)(c->k, in, (const uint8_t *)in + c->flags_at, c->mid, c->s.n, c->out);
+    else
+        c->count = select_for(c->s.dtype)(c->k, in, (const uint8_t *)in + c->flags_at, c->mid, c->s.n, c->out,
+                                          c->rejected);
     return GPB_OK;
 }
 
-/* gpuprim on slice 0 against `want` (want_count items; a scan, n), the
- * output poisoned first and its guard band checked after. */
+/* gpuprim on slice 0 against `want` (want_count items; a scan, n; a
+ * partition_copy, the one-buffer partition's n split between its two
+ * outputs), the outputs poisoned first and their guard bands checked after. */
 static int check(calls *c, const void *in, const void *want, int64_t want_count, const char *when, gpb_point *pt)
 {
     const gp_dtype t = c->s.dtype;
     const size_t es = gp_dtype_size(t), out_bytes = (size_t)c->s.n * es;
     memset(c->out, POISON, out_bytes + GUARD);
+    if (c->rejected) memset(c->rejected, POISON, out_bytes + GUARD);
     c->count = -1;
     if (call_gpuprim(c, in) != GPB_OK) return GPB_ERROR;
     char why[160] = "";
@@ -247,16 +284,24 @@ static int check(calls *c, const void *in, const void *want, int64_t want_count,
                                                   : "an output is off the precise running value");
     } else if (c->count != want_count) {
         snprintf(why, sizeof why, "counted %lld, the serial loop %lld", (long long)c->count, (long long)want_count);
-    } else if (memcmp(c->out, want, (size_t)(is_partition(c->k) ? c->s.n : want_count) * es)) {
+    } else if (memcmp(c->out, want, (size_t)(is_partition(c->k) && !is_copy(c->k) ? c->s.n : want_count) * es)) {
         snprintf(why, sizeof why, "the items differ from the serial loop's");
+    } else if (is_copy(c->k) &&
+               memcmp(c->rejected, (const char *)want + (size_t)want_count * es, (size_t)(c->s.n - want_count) * es)) {
+        snprintf(why, sizeof why, "the rejected items differ from the serial loop's");
     }
-    /* A selection writes out[0..count) only (gpuprim.h): the rest of out
-     * is guarded too. */
-    const size_t written = c->k == K_SCAN || is_partition(c->k) || c->count != want_count ? out_bytes
-                                                                                          : (size_t)want_count * es;
+    /* A selection writes out[0..count) only (gpuprim.h), a partition_copy
+     * also rejected[0..n - count): the rest of each is guarded too. */
+    const int whole = c->k == K_SCAN || (is_partition(c->k) && !is_copy(c->k)) || c->count != want_count;
+    const size_t written = whole ? out_bytes : (size_t)want_count * es;
     for (size_t i = written; !why[0] && i < out_bytes + GUARD; i++)
         if (c->out[i] != POISON)
             snprintf(why, sizeof why, "wrote byte %zu of out, past the %zu bytes it may write", i, written);
+    const size_t rejected_written = whole ? out_bytes : out_bytes - written;
+    for (size_t i = rejected_written; c->rejected && !why[0] && i < out_bytes + GUARD; i++)
+        if (c->rejected[i] != POISON)
+            snprintf(why, sizeof why, "wrote byte %zu of the rejected output, past the %zu bytes it may write", i,
+                     rejected_written);
     if (!why[0]) return GPB_OK;
     char nb[32];
     fprintf(stderr, "CHECK FAILED: %s %s%s%s n = %s on cpu (%s): %s", kind_names[c->k],
@@ -285,13 +330,14 @@ static int measure(enum kind k, gpb_env *env, const gpb_spec *s, gpb_point *pt)
     if (gpb_cpu_arena_alloc(env, &a, fo + (by_flags(k) ? (size_t)s->n : 0), pt->note, sizeof pt->note) != GPB_OK)
         return GPB_ERROR;
     if (!a.base) return GPB_OK;
-    calls c = {env->ctx, k, *s, fo, {0}, malloc((size_t)s->n * es + GUARD), 0};
+    calls c = {env->ctx, k, *s, fo, {0}, malloc((size_t)s->n * es + GUARD), NULL, 0};
+    if (is_copy(k)) c.rejected = malloc((size_t)s->n * es + GUARD);
     void *want = malloc((size_t)s->n * es + 1);
     double rd, wr;
     bytes_of(k, s, &rd, &wr);
     gpb_copy_job copy = {(size_t)((rd + wr) / 2), malloc((size_t)((rd + wr) / 2) + 1)};
     int failed = 0, rc = GPB_OK;
-    if (!c.out || !want || !copy.dst) {
+    if (!c.out || !want || !copy.dst || (is_copy(k) && !c.rejected)) {
         snprintf(pt->note, sizeof pt->note, "skipped: no host memory for the outputs");
         goto done;
     }
@@ -299,7 +345,10 @@ static int measure(enum kind k, gpb_env *env, const gpb_spec *s, gpb_point *pt)
     middle_of(t, c.mid);
     int64_t want_count = s->n;
     if (k == K_SCAN) scan_for(t, s->op)(a.base, s->n, want);
-    else want_count = select_for(t)(k, a.base, a.base + fo, c.mid, s->n, want);
+    else { /* a partition_copy's want: the one-buffer partition's */
+        const enum kind one = k == K_PARTITION_COPY ? K_PARTITION : k == K_PARTITION_COPY_IF ? K_PARTITION_IF : k;
+        want_count = select_for(t)(one, a.base, a.base + fo, c.mid, s->n, want, NULL);
+    }
 
     const gp_primitive prim = k == K_SCAN ? GP_PRIM_SCAN : is_partition(k) ? GP_PRIM_PARTITION : GP_PRIM_SELECT;
     int supported = gp_supports(env->ctx, prim, k == K_SCAN ? s->op : 0, t, t);
@@ -314,6 +363,7 @@ static int measure(enum kind k, gpb_env *env, const gpb_spec *s, gpb_point *pt)
     if (rc == GPB_OK && supported) rc = gpb_keep_going(check(&c, a.base, want, want_count, "after timing", pt), &failed);
 done:
     free(c.out);
+    free(c.rejected);
     free(want);
     free(copy.dst);
     gpb_cpu_arena_free(&a);
@@ -342,6 +392,8 @@ KIND_FNS(K_SELECT, select)
 KIND_FNS(K_SELECT_IF, select_if)
 KIND_FNS(K_PARTITION, partition)
 KIND_FNS(K_PARTITION_IF, partition_if)
+KIND_FNS(K_PARTITION_COPY, partition_copy)
+KIND_FNS(K_PARTITION_COPY_IF, partition_copy_if)
 
 #define CPU_CASE(k, NAME, PEER, ABOUT, APPLICABLE, DTYPES, NO_OP)                                          \
     const gpb_case gpb_##k##_cpu = {                                                                         \
@@ -379,4 +431,13 @@ CPU_CASE(partition, "partition", "serial",
 CPU_CASE(partition_if, "partition-if", "serial",
          "gp_partition_if(x < middle); peer: a serial count, then one placing pass; bytes: n read, n written "
          "(it must read them twice); check: exact, guard band",
+         applicable_select, "i32,i64,f32,u8", 1)
+CPU_CASE(partition_copy, "partition-copy", "serial",
+         "gp_partition_copy_flagged (selected and rejected items into two buffers), u8 flags, about half set; peer: "
+         "one serial pass placing each item in one buffer or the other; bytes: n items + n flags read, n written; "
+         "check: exact, guard bands",
+         applicable_select, "i32,i64,f32,u8", 1)
+CPU_CASE(partition_copy_if, "partition-copy-if", "serial",
+         "gp_partition_copy_if(x < middle) into two buffers; peer: one serial pass placing each item in one buffer "
+         "or the other; bytes: n read, n written; check: exact, guard bands",
          applicable_select, "i32,i64,f32,u8", 1)
