@@ -34,17 +34,19 @@ static gp_status check_alignment(gp_ctx *ctx, const char *name, const void *in, 
     return GP_STATUS_OK;
 }
 
-/* `out` must not share a byte with any input, nor `count` with anything. */
+/* An output (out_name in the messages) must not share a byte with any
+ * input, nor `count` with anything. */
 static gp_status check_overlaps(gp_ctx *ctx, const char *name, const void *in, size_t in_bytes,
-                                const uint8_t *flags, size_t flag_bytes, const void *out, const int64_t *count)
+                                const uint8_t *flags, size_t flag_bytes, const char *out_name, const void *out,
+                                const int64_t *count)
 {
     if (gp_overlaps(out, in_bytes, in, in_bytes))
-        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out overlaps in", name);
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: %s overlaps in", name, out_name);
     if (flags && gp_overlaps(out, in_bytes, flags, flag_bytes))
-        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out overlaps flags", name);
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: %s overlaps flags", name, out_name);
     if (count && (gp_overlaps(count, sizeof *count, in, in_bytes) || gp_overlaps(count, sizeof *count, out, in_bytes) ||
                   (flags && gp_overlaps(count, sizeof *count, flags, flag_bytes))))
-        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: count overlaps in, out or flags", name);
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: count overlaps in, %s or flags", name, out_name);
     return GP_STATUS_OK;
 }
 
@@ -57,8 +59,8 @@ gp_status gp_select_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, siz
     return GP_STATUS_OK;
 }
 
-/* A partition_copy's second buffer: aligned as out, and sharing no byte
- * with in, the flags, out or count. */
+/* A partition_copy's second buffer: aligned as out, apart from it, and
+ * checked against the inputs and count as out is. */
 static gp_status check_rejected(gp_ctx *ctx, const char *name, const void *in, size_t in_bytes,
                                 const uint8_t *flags, size_t flag_bytes, const void *out, const void *rejected,
                                 gp_dtype t, const int64_t *count)
@@ -66,15 +68,9 @@ static gp_status check_rejected(gp_ctx *ctx, const char *name, const void *in, s
     if (!gp_aligned(rejected, gp_dtype_size(t)))
         return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected is not aligned to its element size",
                             name);
-    if (gp_overlaps(rejected, in_bytes, in, in_bytes))
-        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected overlaps in", name);
-    if (flags && gp_overlaps(rejected, in_bytes, flags, flag_bytes))
-        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected overlaps flags", name);
     if (gp_overlaps(rejected, in_bytes, out, in_bytes))
         return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: out_rejected overlaps out_selected", name);
-    if (count && gp_overlaps(count, sizeof *count, rejected, in_bytes))
-        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT, "%s: count overlaps out_rejected", name);
-    return GP_STATUS_OK;
+    return check_overlaps(ctx, name, in, in_bytes, flags, flag_bytes, "out_rejected", rejected, count);
 }
 
 /* Select or partition, by flags (flags_mode) or by comparison; a partition
@@ -101,7 +97,8 @@ static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool
     s = check_alignment(ctx, name, in, t, out, count);
     if (s != GP_STATUS_OK) return s;
     size_t in_bytes = (size_t)n * gp_dtype_size(t);
-    s = check_overlaps(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, out, count);
+    s = check_overlaps(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, copy ? "out_selected" : "out",
+                       out, count);
     if (s != GP_STATUS_OK) return s;
     if (copy) s = check_rejected(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, out, rejected, t, count);
     if (s != GP_STATUS_OK) return s;
@@ -178,7 +175,7 @@ gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, int64_t
                             flags & ~(unsigned)GP_FILTER_DESCENDING);
     s = check_alignment(ctx, name, in, t, out, count);
     if (s != GP_STATUS_OK) return s;
-    s = check_overlaps(ctx, name, in, (size_t)n * gp_dtype_size(t), NULL, 0, out, count);
+    s = check_overlaps(ctx, name, in, (size_t)n * gp_dtype_size(t), NULL, 0, "out", out, count);
     if (s != GP_STATUS_OK) return s;
 
     gp_filter_args a;
