@@ -331,14 +331,9 @@ static void plan_select(lane *L, call *c, int choice)
     if (c->kind == K_FILTER) c->want_count = gp_ref_filter(in, c->in.t, c->in.m, c->flags != 0, out);
     else if (choice == 0) c->want_count = gp_ref_select(in, c->in.t, c->in.m, hflags, c->cmp, c->value, out);
     else if (choice == 1) c->want_count = gp_ref_partition(in, c->in.t, c->in.m, hflags, c->cmp, c->value, out);
-    else { /* the one-buffer partition, split between dst and dst2 */
-        const size_t sz = gpt_size(c->in.t);
-        unsigned char *both = malloc((size_t)c->in.m * sz + 1);
-        if (!both) abort();
-        c->want_count = gp_ref_partition(in, c->in.t, c->in.m, hflags, c->cmp, c->value, both);
-        memcpy(out, both, (size_t)c->want_count * sz);
-        memcpy(L->mirror[c->dst2], both + (size_t)c->want_count * sz, (size_t)(c->in.m - c->want_count) * sz);
-        free(both);
+    else {
+        c->want_count =
+            gp_ref_partition_copy(in, c->in.t, c->in.m, hflags, c->cmp, c->value, out, L->mirror[c->dst2]);
         L->t[c->dst2] = c->in.t;
         L->n[c->dst2] = c->in.m - c->want_count;
     }

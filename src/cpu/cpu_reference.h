@@ -59,6 +59,11 @@ int64_t gp_ref_select(const void *in, gp_dtype t, int64_t n, const uint8_t *flag
  * the number selected. */
 int64_t gp_ref_partition(const void *in, gp_dtype t, int64_t n, const uint8_t *flags, gp_cmp cmp,
                          const void *value, void *out);
+/* The same into two buffers (gp_partition_copy_*): the selected elements
+ * to out_selected, the rejected ones to out_rejected; returns the number
+ * selected. */
+int64_t gp_ref_partition_copy(const void *in, gp_dtype t, int64_t n, const uint8_t *flags, gp_cmp cmp,
+                              const void *value, void *out_selected, void *out_rejected);
 /* The running-max filter (gp_filter_running_max): copies the survivors to
  * out; returns how many. */
 int64_t gp_ref_filter(const void *in, gp_dtype t, int64_t n, bool descending, void *out);

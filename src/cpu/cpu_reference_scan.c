@@ -103,15 +103,29 @@ int64_t gp_ref_select(const void *in, gp_dtype t, int64_t n, const uint8_t *flag
     return k;
 }
 
+/* The rejected elements in order, to out from element `at` on. */
+static void ref_rejected(const void *in, gp_dtype t, int64_t n, const uint8_t *flags, gp_cmp cmp, const void *value,
+                         void *out, int64_t at)
+{
+    size_t sz = gp_dtype_size(t);
+    for (int64_t i = 0; i < n; i++)
+        if (!gp_ref_selected(in, t, i, flags, cmp, value))
+            memcpy((char *)out + (size_t)at++ * sz, (const char *)in + (size_t)i * sz, sz);
+}
+
 int64_t gp_ref_partition(const void *in, gp_dtype t, int64_t n, const uint8_t *flags, gp_cmp cmp,
                          const void *value, void *out)
 {
-    size_t sz = gp_dtype_size(t);
     int64_t k = gp_ref_select(in, t, n, flags, cmp, value, out);
-    int64_t r = k;
-    for (int64_t i = 0; i < n; i++)
-        if (!gp_ref_selected(in, t, i, flags, cmp, value))
-            memcpy((char *)out + (size_t)r++ * sz, (const char *)in + (size_t)i * sz, sz);
+    ref_rejected(in, t, n, flags, cmp, value, out, k);
+    return k;
+}
+
+int64_t gp_ref_partition_copy(const void *in, gp_dtype t, int64_t n, const uint8_t *flags, gp_cmp cmp,
+                              const void *value, void *out_selected, void *out_rejected)
+{
+    int64_t k = gp_ref_select(in, t, n, flags, cmp, value, out_selected);
+    ref_rejected(in, t, n, flags, cmp, value, out_rejected, 0);
     return k;
 }
 

@@ -661,23 +661,6 @@ static void decode(api_call *c, const uint8_t *data, size_t size, gpt_rng *rng)
     }
 }
 
-/* A partition_copy's reference: the one-buffer partition's selected part
- * goes to out_selected, its rejected part to out_rejected. */
-static int64_t copy_reference(const api_call *c, buffers *b, const unsigned char *in, const unsigned char *flags)
-{
-    if (c->n == 0) return 0; /* out and rej may be NULL */
-    const size_t sz = gp_dtype_size(c->t), bytes = (size_t)c->n * sz;
-    unsigned char *both = malloc(bytes);
-    if (!both) gpf_violation("api: out of host memory");
-    const int64_t selected = gp_ref_partition(in, c->t, c->n, c->kind == C_PARTITION_COPY_FLAGGED ? flags : NULL,
-                                              c->cmp, c->value, both);
-    const size_t split = (size_t)selected * sz;
-    memcpy(expect_at(b, c->out), both, split);
-    memcpy(expect_at(b, c->rej), both + split, bytes - split);
-    free(both);
-    return selected;
-}
-
 /* The reference's effect of an accepted call on the expected images, and
  * the bytes of the outputs a float sum or product makes inexact (skip_*). */
 static void apply_reference(const api_call *c, buffers *b, const unsigned char *in, unsigned char *host_out,
@@ -716,7 +699,11 @@ static void apply_reference(const api_call *c, buffers *b, const unsigned char *
                                     c->value, c->n ? expect_at(b, c->out) : NULL);
         break;
     case C_PARTITION_COPY_FLAGGED:
-    case C_PARTITION_COPY_IF: selected = copy_reference(c, b, in, flags); break;
+    case C_PARTITION_COPY_IF:
+        selected = gp_ref_partition_copy(in, c->t, c->n, c->kind == C_PARTITION_COPY_FLAGGED ? flags : NULL, c->cmp,
+                                         c->value, c->n ? expect_at(b, c->out) : NULL,
+                                         c->n ? expect_at(b, c->rej) : NULL);
+        break;
     case C_FILTER:
         selected = gp_ref_filter(in, c->t, c->n, c->flags & GP_FILTER_DESCENDING, c->n ? expect_at(b, c->out) : NULL);
         break;
