@@ -14,27 +14,34 @@
 
 typedef enum sel_kind { SEL_SELECT, SEL_PARTITION, SEL_STALIN } sel_kind;
 
+/* The options the verbs share: how values are chosen (select keeps them,
+ * partition selects them), the text dtype, the output. */
+#define CHOOSE_OPTS(VERB)                                                                                      \
+    {"flags", 0, "FLAGS", VERB " x[i] where FLAGS[i] is not 0 (.npy of booleans or integers, or text)"},       \
+    {"if", 0, "CMP:VALUE", VERB " x where (x CMP VALUE): CMP is lt, le, gt, ge, eq or ne"}
+#define DTYPE_OPT {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"}
+#define OUTPUT_OPT(WHAT) \
+    {"output", 'o', "FILE", "where to write the " WHAT ": FILE.npy, or text for any other name (required)"}
+
 static const cli_opt select_opts[] = {
-    {"flags", 0, "FLAGS", "keep x[i] where FLAGS[i] is not 0 (.npy of booleans or integers, or text)"},
-    {"if", 0, "CMP:VALUE", "keep x where (x CMP VALUE): CMP is lt, le, gt, ge, eq or ne"},
-    {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
-    {"output", 'o', "FILE", "where to write the result: FILE.npy, or text for any other name (required)"},
+    CHOOSE_OPTS("keep"),
+    DTYPE_OPT,
+    OUTPUT_OPT("result"),
     {NULL, 0, NULL, NULL},
 };
 
 static const cli_opt partition_opts[] = {
-    {"flags", 0, "FLAGS", "select x[i] where FLAGS[i] is not 0 (.npy of booleans or integers, or text)"},
-    {"if", 0, "CMP:VALUE", "select x where (x CMP VALUE): CMP is lt, le, gt, ge, eq or ne"},
+    CHOOSE_OPTS("select"),
     {"rejected", 0, "FILE", "write the rejected values here and only the selected ones to OUT"},
-    {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
-    {"output", 'o', "FILE", "where to write the result: FILE.npy, or text for any other name (required)"},
+    DTYPE_OPT,
+    OUTPUT_OPT("result"),
     {NULL, 0, NULL, NULL},
 };
 
 static const cli_opt stalin_opts[] = {
     {"descending", 0, NULL, "keep x[i] <= every element before it instead"},
-    {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
-    {"output", 'o', "FILE", "where to write the survivors: FILE.npy, or text for any other name (required)"},
+    DTYPE_OPT,
+    OUTPUT_OPT("survivors"),
     {NULL, 0, NULL, NULL},
 };
 
@@ -92,7 +99,8 @@ static int select_on_ctx(gp_ctx *ctx, cli_array *a, sel_request *r, void *result
                                                                                                       : "selection",
                           r->n, gp_dtype_name(r->t));
     int64_t written = r->kind == SEL_PARTITION && !r->split ? r->n : r->count;
-    if (rc == CLI_EXIT_OK && written > 0 && (s = gp_copy_to_host(ctx, result, out, (size_t)written * sz)) != GP_STATUS_OK)
+    if (rc == CLI_EXIT_OK && written > 0 &&
+        (s = gp_copy_to_host(ctx, result, out, (size_t)written * sz)) != GP_STATUS_OK)
         rc = cli_gp_error(ctx, s, "copying the result back failed");
     if (rc == CLI_EXIT_OK && r->split && r->n > r->count &&
         (s = gp_copy_to_host(ctx, (char *)result + (size_t)r->count * sz, rejected, (size_t)(r->n - r->count) * sz)) !=
