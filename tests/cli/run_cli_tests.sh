@@ -21,8 +21,9 @@ if [ $# -lt 3 ]; then
 fi
 GP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 # The tool's command: in a cross build, behind the emulator that CMake was
-# given (CMAKE_CROSSCOMPILING_EMULATOR, e.g. qemu-aarch64 -L SYSROOT).
-read -r -a RUN <<<"${GP_CLI_EMULATOR:-}"
+# given (CMAKE_CROSSCOMPILING_EMULATOR, e.g. qemu-aarch64 -L SYSROOT), its
+# words joined by the unit separator (0x1f) so that they may hold spaces.
+IFS=$'\x1f' read -r -a RUN <<<"${GP_CLI_EMULATOR:-}"
 RUN+=("$GP")
 GOLDEN=$(cd "$2" && pwd)
 WORK=$3
