@@ -134,8 +134,11 @@ def header(rdir, meta, page=None):
         "",
         "## How to regenerate",
         "",
-        ("One call of the device tool on the machine named above (with the tool built here and carried "
-         "as build-dev/gpuprim, 134 s on an H200), from the repository root:" if page else
+        ("One call of the device tool on the machine named above, from the repository root, with the "
+         "tool built here (`cmake -S . -B /tmp/bd -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON "
+         "-DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build /tmp/bd --target gpuprim`) and carried alone, "
+         "stripped, as build-dev/gpuprim (a whole build tree is past the carry's 64 MiB); "
+         "124-168 s on an H200:" if page else
          "One call of the device tool (an H100; about 8 minutes of its 10), from the repository root:"),
         "",
         "```",
