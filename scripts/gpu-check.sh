@@ -8,15 +8,15 @@
 #                        [--only REGEX]
 # The whole check takes longer than one device call (10 minutes), so it
 # comes in parts, each building first (a no-op on the same warm machine,
-# ~150-200 s on a fresh one): --part 1 ctest and the sanitizers on
-# test_api and the api fuzz target; --part 2 the sanitizers on test_reduce,
-# test_scan, test_select and test_transpose; --part 3 the sanitizers on
-# persistent grids and the other hooked paths, the ladders and the demo;
-# --part 4 the sanitizers on test_histogram and test_async; --part 6 the
-# benchmarks (reduce, transpose, and issue 3's scan, selection, partition
-# (into one buffer and into two) and filter rows). Part 3 held the benchmarks until, on a fresh machine
-# at 8d3094f (build 201 s, its sanitizers 300 s), the call's deadline cut
-# the filter rows.
+# ~150-260 s on a fresh one): --part 1 ctest; --part 2 the sanitizers on
+# test_reduce, test_scan, test_select and test_transpose; --part 3 the
+# sanitizers on persistent grids and the other hooked paths, the ladders
+# and the demo; --part 4 the sanitizers on test_api, the api fuzz target,
+# test_histogram and test_async; --part 6 the benchmarks (reduce,
+# transpose, and issue 3's scan, selection, partition (into one buffer and
+# into two) and filter rows). Part 3 held the benchmarks until, on a fresh
+# machine at 8d3094f (build 201 s, its sanitizers 300 s), the call's
+# deadline cut the filter rows.
 # No --part: parts 1-4 and 6. --part 5, only when asked, builds again with
 # AddressSanitizer and UndefinedBehaviorSanitizer on the host code
 # (build-gpu-sanitize, make test-sanitize's flags; the kernels are
@@ -140,16 +140,19 @@ racecheck=(compute-sanitizer --tool racecheck --error-exitcode 9)
 
 # Sanitizers on every CUDA test binary except the large ones (2^31 elements
 # under memcheck would take far past the lease; they run unsanitized above).
-# Part 1 (after the build and ctest, 7-8 minutes on a fresh machine) has
-# room for test_api only: racecheck of test_histogram was cut by the call's
-# deadline there twice (at 08785b9), so it is part 4. On a slow day (build
-# 178 s, ctest 191 s) racecheck of test_reduce ran out of time in part 1,
-# so test_reduce onward go in part 2. On a fresh machine part 2 then had
-# room for those alone (build 192 s, racecheck of test_reduce 183 s), so
-# the hooked runs, the ladders and the demo are part 3, the benchmarks part 6.
+# Part 1 is the build and ctest alone (with the sanitizers of any test
+# binary not named below): on a fresh machine at 2007cda they took 561 s
+# (build 233, ctest 328) and the deadline cut the sanitizers of test_api
+# and the api fuzz target, so they are part 4's, beside test_histogram's,
+# whose racecheck the deadline had cut in part 1 twice (at 08785b9). On a
+# slow day (build 178 s, ctest 191 s) racecheck of test_reduce ran out of
+# time in part 1, so test_reduce onward go in part 2. On a fresh machine
+# part 2 then had room for those alone (build 192 s, racecheck of
+# test_reduce 183 s), so the hooked runs, the ladders and the demo are
+# part 3, the benchmarks part 6.
 san_ok=0
 late="test_reduce|test_scan|test_select|test_transpose"
-last="test_histogram|test_async"
+last="test_api|test_histogram|test_async"
 all_tests=$(cd $build/tests && ls test_* 2>/dev/null | grep -v large)
 tests=""
 [ $first -eq 1 ] && tests+=" $(grep -vxE "$late|$last" <<<"$all_tests")"
@@ -163,7 +166,7 @@ done
 # The api fuzz target's calls, valid or not, on the GPU (ctest's
 # fuzz_api_cuda runs 20000 unsanitized): its 48 seeds, then mutants (at
 # 3cb6349 on an H200, 4000 took 2 s unsanitized, 300 under memcheck 2 s).
-if [ $first -eq 1 ]; then
+if [ $fourth -eq 1 ]; then
   fuzz_api=("$build/tests/fuzz/fuzz_replay" --target api --backend cuda)
   step memcheck-fuzz_api "${memcheck[@]}" "${fuzz_api[@]}" --iterations 3000 || san_ok=1
   step racecheck-fuzz_api "${racecheck[@]}" "${fuzz_api[@]}" --iterations 1000 || san_ok=1
