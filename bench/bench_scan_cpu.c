@@ -264,6 +264,17 @@ static int call_serial(void *self, const void *in)
     return GPB_OK;
 }
 
+/* buf[written..end) must still hold the poison; else why says where. */
+static void guard_intact(const unsigned char *buf, size_t written, size_t end, const char *name, char *why,
+                         size_t why_size)
+{
+    for (size_t i = written; i < end; i++)
+        if (buf[i] != POISON) {
+            snprintf(why, why_size, "wrote byte %zu of %s, past the %zu bytes it may write", i, name, written);
+            return;
+        }
+}
+
 /* gpuprim on slice 0 against `want` (want_count items; a scan, n; a
  * partition_copy, the one-buffer partition's n split between its two
  * outputs), the outputs poisoned first and their guard bands checked after. */
@@ -294,14 +305,10 @@ static int check(calls *c, const void *in, const void *want, int64_t want_count,
      * also rejected[0..n - count): the rest of each is guarded too. */
     const int whole = c->k == K_SCAN || (is_partition(c->k) && !is_copy(c->k)) || c->count != want_count;
     const size_t written = whole ? out_bytes : (size_t)want_count * es;
-    for (size_t i = written; !why[0] && i < out_bytes + GUARD; i++)
-        if (c->out[i] != POISON)
-            snprintf(why, sizeof why, "wrote byte %zu of out, past the %zu bytes it may write", i, written);
-    const size_t rejected_written = whole ? out_bytes : out_bytes - written;
-    for (size_t i = rejected_written; c->rejected && !why[0] && i < out_bytes + GUARD; i++)
-        if (c->rejected[i] != POISON)
-            snprintf(why, sizeof why, "wrote byte %zu of the rejected output, past the %zu bytes it may write", i,
-                     rejected_written);
+    if (!why[0]) guard_intact(c->out, written, out_bytes + GUARD, "out", why, sizeof why);
+    if (!why[0] && c->rejected)
+        guard_intact(c->rejected, whole ? out_bytes : out_bytes - written, out_bytes + GUARD, "the rejected output",
+                     why, sizeof why);
     if (!why[0]) return GPB_OK;
     char nb[32];
     fprintf(stderr, "CHECK FAILED: %s %s%s%s n = %s on cpu (%s): %s", kind_names[c->k],
