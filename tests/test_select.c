@@ -35,7 +35,10 @@ typedef enum kind {
 static const char *const kind_names[K_COUNT] = {"select_flagged",         "select_if",           "partition_flagged",
                                                 "partition_if",           "partition_copy_flagged", "partition_copy_if",
                                                 "filter"};
-static bool is_flagged(kind k) { return k == K_SELECT_FLAGGED || k == K_PARTITION_FLAGGED || k == K_PARTITION_COPY_FLAGGED; }
+static bool is_flagged(kind k)
+{
+    return k == K_SELECT_FLAGGED || k == K_PARTITION_FLAGGED || k == K_PARTITION_COPY_FLAGGED;
+}
 static bool is_if(kind k) { return k == K_SELECT_IF || k == K_PARTITION_IF || k == K_PARTITION_COPY_IF; }
 static bool is_copy(kind k) { return k == K_PARTITION_COPY_FLAGGED || k == K_PARTITION_COPY_IF; }
 static bool is_partition(kind k) { return k == K_PARTITION_FLAGGED || k == K_PARTITION_IF || is_copy(k); }

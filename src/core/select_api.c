@@ -82,8 +82,8 @@ static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool
     if (!ctx) return GP_STATUS_NULL_POINTER;
     gp_primitive prim = partition ? GP_PRIM_PARTITION : GP_PRIM_SELECT;
     if (!in && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: in is NULL", name);
-    if (!out && n > 0)
-        return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: %s is NULL", name, copy ? "out_selected" : "out");
+    const char *out_name = copy ? "out_selected" : "out";
+    if (!out && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: %s is NULL", name, out_name);
     if (copy && !rejected && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: out_rejected is NULL", name);
     if (flags_mode && !flags && n > 0) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: flags is NULL", name);
     if (!flags_mode && !value) return gp_set_error(ctx, GP_STATUS_NULL_POINTER, "%s: value is NULL", name);
@@ -97,15 +97,15 @@ static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool
     s = check_alignment(ctx, name, in, t, out, count);
     if (s != GP_STATUS_OK) return s;
     size_t in_bytes = (size_t)n * gp_dtype_size(t);
-    s = check_overlaps(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, copy ? "out_selected" : "out",
-                       out, count);
+    const uint8_t *used_flags = flags_mode ? flags : NULL;
+    s = check_overlaps(ctx, name, in, in_bytes, used_flags, (size_t)n, out_name, out, count);
     if (s != GP_STATUS_OK) return s;
-    if (copy) s = check_rejected(ctx, name, in, in_bytes, flags_mode ? flags : NULL, (size_t)n, out, rejected, t, count);
+    if (copy) s = check_rejected(ctx, name, in, in_bytes, used_flags, (size_t)n, out, rejected, t, count);
     if (s != GP_STATUS_OK) return s;
 
     gp_select_args a;
     memset(&a, 0, sizeof a);
-    a.in = in, a.t = t, a.n = n, a.flags = flags_mode ? flags : NULL, a.cmp = cmp, a.partition = partition;
+    a.in = in, a.t = t, a.n = n, a.flags = used_flags, a.cmp = cmp, a.partition = partition;
     a.out = out, a.rejected = copy ? rejected : NULL, a.count = target;
     if (!flags_mode) memcpy(a.value, value, gp_dtype_size(t));
     void *ws;
