@@ -472,6 +472,8 @@ static void filter_bytes(const gpb_spec *s, double *rd, double *wr)
  * 002's CUB pipeline at 2^28 on random data, 3x on mostly ascending data
  * (at least the pipeline below); the GPU filter faster than the CPU's from
  * 10^4 elements. */
+/* Every selection and partition case, into one buffer or two. */
+static constexpr gpb_targets kSelectionTargets = {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28};
 extern "C" const gpb_case gpb_scan_cuda = {
     "scan", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
     "gp_scan_inclusive, out of place, out_t = in_t; peer: cub::DeviceScan::InclusiveSum (sum), InclusiveScan "
@@ -483,14 +485,14 @@ extern "C" const gpb_case gpb_select_cuda = {
     "select", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
     "gp_select_flagged, u8 flags, about half set; peer: cub::DeviceSelect::Flagged; bytes: n items + n flags read, "
     "n/2 items written; ceiling: a copy moving as many bytes; check: exact",
-    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, select_bytes, measure<K_SELECT>,
+    30, kSelectionTargets, nullptr, select_bytes, measure<K_SELECT>,
     nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_select_if_cuda = {
     "select-if", GP_BACKEND_CUDA, "gpuprim", "cub", "d2d-copy",
     "gp_select_if(x < middle of the range), about half pass; peer: cub::DeviceSelect::If; ceiling: a copy moving "
     "as many bytes; check: exact",
-    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, select_if_bytes, measure<K_SELECT_IF>,
+    30, kSelectionTargets, nullptr, select_if_bytes, measure<K_SELECT_IF>,
     nullptr, "i32,f32,u8", 1,
 };
 extern "C" const gpb_case gpb_partition_cuda = {
@@ -499,7 +501,7 @@ extern "C" const gpb_case gpb_partition_cuda = {
     "part; compared reversed); bytes: n items + n flags read, n written (past the one-pass sizes, about 2^22 "
     "int32, gpuprim reads the flags twice: the rejected part needs the total; from 16 MiB of 4- or 8-byte items "
     "(2^24 items of 2), it counts first, reading the flags once and writing and reading a bit an item); check: exact",
-    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_bytes, measure<K_PARTITION>,
+    30, kSelectionTargets, nullptr, partition_bytes, measure<K_PARTITION>,
     nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_partition_if_cuda = {
@@ -507,7 +509,7 @@ extern "C" const gpb_case gpb_partition_if_cuda = {
     "gp_partition_if(x < middle of the range), about half pass; peer: cub::DevicePartition::If (it reverses the "
     "rejected part; compared reversed); bytes: n items read and written (past the one-pass sizes gpuprim reads "
     "the input twice: once to count, once to write); ceiling: a copy moving as many bytes; check: exact",
-    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, scan_bytes,
+    30, kSelectionTargets, nullptr, scan_bytes,
     measure<K_PARTITION_IF>, nullptr, "i32,f32,i64,u8", 1,
 };
 /* Into two buffers no total is needed first: the input (and flags) read
@@ -517,7 +519,7 @@ extern "C" const gpb_case gpb_partition_copy_cuda = {
     "gp_partition_copy_flagged (selected and rejected items into two buffers, both in input order), u8 flags, about "
     "half set; peer: cub::DevicePartition::Flagged (one buffer, the rejected part reversed; compared reversed); "
     "bytes: n items + n flags read, n written; check: exact",
-    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, partition_bytes,
+    30, kSelectionTargets, nullptr, partition_bytes,
     measure<K_PARTITION_COPY>, nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_partition_copy_if_cuda = {
@@ -525,7 +527,7 @@ extern "C" const gpb_case gpb_partition_copy_if_cuda = {
     "gp_partition_copy_if(x < middle of the range) into two buffers, about half pass; peer: cub::DevicePartition::If "
     "three-way, its second part never chosen (its unselected buffer gets the rejected items, in input order); "
     "bytes: n items read and written; check: exact",
-    30, {1.0, 90.0, INT64_C(1) << 26, 0, 0, 1.5, INT64_C(1) << 28}, nullptr, scan_bytes,
+    30, kSelectionTargets, nullptr, scan_bytes,
     measure<K_PARTITION_COPY_IF>, nullptr, "i32,f32,i64,u8", 1,
 };
 extern "C" const gpb_case gpb_filter_cuda = {
