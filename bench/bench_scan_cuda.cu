@@ -231,7 +231,8 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
         if (gpb_filter_pipeline_temp_bytes<T>(n, &temp_bytes, rt->stream) != GPB_OK) return GPB_ERROR;
         break;
     }
-    size_t extra = temp_bytes + 3 * data + (filter ? data + (size_t)n : 0) + (copy ? 2 * data : 0) + copy_bytes + 4096;
+    size_t extra = temp_bytes + 3 * data + (filter ? data + (size_t)n : 0) + (copy ? data : 0) +
+                   (k == K_PARTITION_COPY_IF ? data : 0) + copy_bytes + 4096;
     if (gpb_cuda_arena_alloc(env, &b->arena, slice, extra, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!b->arena.base) return GPB_OK;
     if (k == K_FILTER_ASC) {
@@ -253,10 +254,10 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     GPB_CU(cudaMalloc(&b->peer_out, data ? data : 1));
     GPB_CU(cudaMalloc(&b->copy_out, copy_bytes ? copy_bytes : 1));
     GPB_CU(cudaMalloc((void **)&b->counts, 3 * sizeof(int64_t)));
-    if (copy) {
-        GPB_CU(cudaMalloc(&b->gp_rejected, data ? data : 1));
+    if (copy) GPB_CU(cudaMalloc(&b->gp_rejected, data ? data : 1));
+    if (k == K_PARTITION_COPY_IF) { /* CUB's three-way partition; by flags CUB's one buffer holds both runs */
         GPB_CU(cudaMalloc(&b->peer_rejected, data ? data : 1));
-        GPB_CU(cudaMalloc(&b->tmp, 16)); /* the three-way partition's second part: never written */
+        GPB_CU(cudaMalloc(&b->tmp, 16)); /* its second part: never written */
     }
     if (filter) {
         GPB_CU(cudaMalloc(&b->tmp, data ? data : 1));

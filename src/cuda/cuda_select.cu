@@ -1364,6 +1364,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
      * the partition kernels look back as for a selection (select_params::
      * rejected). */
     const bool split = a->partition && a->rejected != NULL;
+    const bool grouped = a->partition && !split; /* a one-buffer partition's tickets include count groups */
     if (a->n == 0) return write_zero_count(ctx, a->count);
     const bool by_flags = a->flags != NULL;
     const void *fn = select_kernel_for(a->t, by_flags, a->partition);
@@ -1378,7 +1379,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
     p.rejected = split ? a->rejected : NULL;
     p.count = a->count;
     p.n = a->n;
-    set_tiles(p, a->partition && !split, tiles);
+    set_tiles(p, grouped, tiles);
     if (!by_flags) set_range(p, a->t, a->cmp, a->value);
     const unsigned vec = 16 / (unsigned)gp_dtype_size(a->t);
     p.aligned = (uintptr_t)a->in % 16 == 0 && (!by_flags || (uintptr_t)a->flags % vec == 0);
@@ -1411,7 +1412,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
          * One by comparison counted first runs the kernel it would run
          * anyway, with the total known. */
         uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
-        bool count_first = a->partition && !split && ws && (uintptr_t)after % 16 == 0 &&
+        bool count_first = grouped && ws && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
         /* No tile of the prefixed kernel waits on another: from 2^23 1-byte
          * items it beats one pass as well (GP_PARTITION_PREFIXED); wider
@@ -1428,7 +1429,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
             else c = choose_persistent(ctx, a, true);
         }
         if (c.resident > 0 && (c.tiles > c.resident || c.one_pass)) {
-            set_tiles(p, a->partition && !split, c.tiles);
+            set_tiles(p, grouped, c.tiles);
             p.grid = c.tiles < c.resident ? (unsigned)c.tiles : c.resident;
             p.tickets = p.grid;
             if (c.one_pass) p.groups = 0;
@@ -1457,7 +1458,7 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
                 timeline::dump(static_cast<cudaStream_t>(ctx->stream), p.grid, p.tiles);
 #endif
             if (s != GP_STATUS_OK || !too_large) return s;
-            set_tiles(p, a->partition && !split, tiles); /* the device is busy: one tile a block, counted again */
+            set_tiles(p, grouped, tiles); /* the device is busy: one tile a block, counted again */
             p.grid = 0;
             p.bits = NULL;
             p.counted_first = 0;
