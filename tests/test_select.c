@@ -602,8 +602,10 @@ int main(int argc, char **argv)
         const char *asked = getenv("GPUPRIM_CPU_SIMD");
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) /* as GP_CPU_SIMD_X86 */
         const char *hint = "GPUPRIM_CPU_SIMD=0 takes the scalar loops, =avx2[-masked|-buffered] the AVX2 path";
+#elif defined(__aarch64__) && defined(__ARM_NEON) /* as GP_CPU_SIMD_NEON */
+        const char *hint = "GPUPRIM_CPU_SIMD=0 takes the scalar loops";
 #else
-        const char *hint = "the SIMD paths are x86's; this architecture has none";
+        const char *hint = "the SIMD paths are x86's and Arm's; this architecture has none";
 #endif
         printf("cpu selections: %s (%s)\n", gp_cpu_select_path(), hint);
         /* A run for the AVX2 path on a CPU without AVX2 would test the scalar loops under its name. */

@@ -64,11 +64,11 @@ GP_AVX2 static inline void store_first(void *out, __m256i p, int words)
     _mm256_maskstore_epi32((int *)out, first, p);
 }
 
-GP_AVX2 static inline void put_buffered(gp_avx2_buf *b, __m256i p, int words)
+GP_AVX2 static inline void put_buffered(gp_simd_buf *b, __m256i p, int words)
 {
     _mm256_storeu_si256((__m256i *)(b->b + b->held), p);
     b->held += 4 * words;
-    if (b->held >= GP_AVX2_BUF) gp_avx2_flush(b);
+    if (b->held >= GP_SIMD_BUF) gp_simd_flush(b);
 }
 
 #define LANES_D 8
@@ -120,7 +120,7 @@ GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
     }
 #define GP_AVX2_VECTORS_BUFFERED(G, MASK)                                      \
     {                                                                          \
-        gp_avx2_buf sb, rb;                                                    \
+        gp_simd_buf sb, rb;                                                    \
         sb.dst = (unsigned char *)sel, sb.held = 0;                            \
         rb.dst = (unsigned char *)rej, rb.held = 0;                            \
         for (; i + LANES_##G <= n; i += LANES_##G) {                           \
@@ -133,12 +133,12 @@ GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
             }                                                                  \
             k += c;                                                            \
         }                                                                      \
-        if (sel) gp_avx2_flush(&sb);                                           \
-        if (rej) gp_avx2_flush(&rb);                                           \
+        if (sel) gp_simd_flush(&sb);                                           \
+        if (rej) gp_simd_flush(&rb);                                           \
     }
 #define GP_AVX2_STEPS(R, G, MASK, KEEP)                                        \
     GP_AVX2_VECTORS_##R(G, MASK)                                               \
-    GP_AVX2_TAIL(KEEP)
+    GP_SIMD_TAIL(KEEP)
 
 /* ------------------------------------------------------------ by flags */
 
@@ -204,9 +204,9 @@ int64_t gp_cpu_avx2_split(size_t size, const void *x, const uint8_t *f, int64_t 
     GP_AVX2 static int64_t NAME##_split_if_##R(const void *xv, int64_t n, gp_cmp cmp, const void *vp,          \
                                                void *selv, void *rejv)                                      \
     {                                                                                                       \
-        GP_AVX2_IF_ARGS(T)                                                                                  \
+        GP_SIMD_IF_ARGS(T)                                                                                  \
         const __m256i val = BIAS_##K##_##G(SPLAT_##G(vp));                                                  \
-        GP_AVX2_CMP_SWITCH(cmp, GP_AVX2_CMP_STEPS, R, G, K)                                                 \
+        GP_SIMD_CMP_SWITCH(cmp, GP_AVX2_CMP_STEPS, R, G, K)                                                 \
         return k;                                                                                           \
     }
 /* X(name, C type, item size group, comparison kind, dtype): the dtypes of 4 and 8 bytes. */

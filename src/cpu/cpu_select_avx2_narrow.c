@@ -18,7 +18,7 @@
 #include <string.h>
 
 /* 16 items of 1 byte, mask m (16 bits): each 8-item group's kept items. */
-GP_AVX2 static inline void put_B(gp_avx2_buf *o, __m128i v, unsigned m)
+GP_AVX2 static inline void put_B(gp_simd_buf *o, __m128i v, unsigned m)
 {
     const unsigned lo = m & 0xffu, hi = m >> 8;
     const __m128i at_lo = _mm_loadl_epi64((const __m128i *)gp_avx2_lanes[lo]);
@@ -27,16 +27,16 @@ GP_AVX2 static inline void put_B(gp_avx2_buf *o, __m128i v, unsigned m)
     o->held += __builtin_popcount(lo);
     _mm_storel_epi64((__m128i *)(o->b + o->held), _mm_shuffle_epi8(v, at_hi));
     o->held += __builtin_popcount(hi);
-    if (o->held >= GP_AVX2_BUF) gp_avx2_flush(o);
+    if (o->held >= GP_SIMD_BUF) gp_simd_flush(o);
 }
 
 /* 8 items of 2 bytes, mask m (8 bits). */
-GP_AVX2 static inline void put_W(gp_avx2_buf *o, __m128i v, unsigned m)
+GP_AVX2 static inline void put_W(gp_simd_buf *o, __m128i v, unsigned m)
 {
     const __m128i at = _mm_loadu_si128((const __m128i *)gp_avx2_pairs[m]);
     _mm_storeu_si128((__m128i *)(o->b + o->held), _mm_shuffle_epi8(v, at));
     o->held += 2 * __builtin_popcount(m);
-    if (o->held >= GP_AVX2_BUF) gp_avx2_flush(o);
+    if (o->held >= GP_SIMD_BUF) gp_simd_flush(o);
 }
 
 #define LANES_B 16
@@ -44,28 +44,11 @@ GP_AVX2 static inline void put_W(gp_avx2_buf *o, __m128i v, unsigned m)
 #define FULL_B 0xffffu
 #define FULL_W 0xffu
 
-/* The loop of every function here: whole vectors, MASK the items selected
- * (of v and i); kept items to sel's buffer and, where rej is not NULL, the
- * others to rej's. sel NULL: count only. Then the last items one by one,
- * KEEP(i) testing one. */
-#define GP_NARROW_STEPS(G, MASK, KEEP)                                         \
-    {                                                                          \
-        gp_avx2_buf sb, rb;                                                    \
-        sb.dst = (unsigned char *)sel, sb.held = 0;                            \
-        rb.dst = (unsigned char *)rej, rb.held = 0;                            \
-        for (; i + LANES_##G <= n; i += LANES_##G) {                           \
-            const __m128i v = _mm_loadu_si128((const __m128i *)(x + i));       \
-            const unsigned m = (MASK);                                         \
-            if (sel) {                                                         \
-                put_##G(&sb, v, m);                                            \
-                if (rej) put_##G(&rb, v, m ^ FULL_##G);                        \
-            }                                                                  \
-            k += __builtin_popcount(m);                                        \
-        }                                                                      \
-        if (sel) gp_avx2_flush(&sb);                                           \
-        if (rej) gp_avx2_flush(&rb);                                           \
-    }                                                                          \
-    GP_AVX2_TAIL(KEEP)
+/* The loop of every function here (cpu_select_simd.h): 16-byte vectors, MASK
+ * the items selected (of v and i), KEEP(i) one of the last items. */
+#define LOAD_128(p) _mm_loadu_si128((const __m128i *)(p))
+#define GP_NARROW_STEPS(G, MASK, KEEP) \
+    GP_SIMD_BUFFERED_STEPS(__m128i, LOAD_128, LANES_##G, FULL_##G, put_##G, MASK, KEEP)
 
 /* ------------------------------------------------------------ by flags */
 
@@ -123,9 +106,9 @@ int64_t gp_cpu_avx2_narrow_split(size_t size, const void *x, const uint8_t *f, i
     GP_AVX2 static int64_t NAME##_split_if(const void *xv, int64_t n, gp_cmp cmp, const void *vp, void *selv, \
                                            void *rejv)                                                      \
     {                                                                                                       \
-        GP_AVX2_IF_ARGS(T)                                                                                  \
+        GP_SIMD_IF_ARGS(T)                                                                                  \
         const __m128i val = BIAS_##K##_##G(SPLAT_##G(vp));                                                  \
-        GP_AVX2_CMP_SWITCH(cmp, GP_NARROW_CMP_STEPS, G, K)                                                  \
+        GP_SIMD_CMP_SWITCH(cmp, GP_NARROW_CMP_STEPS, G, K)                                                  \
         return k;                                                                                           \
     }
 GP_NARROW_DEF_IF(i8, int8_t, B, SINT)

@@ -1,6 +1,7 @@
 /*
  * The choice of a SIMD path (cpu_select_simd.h), and the AVX-512
- * selections; the AVX2 ones are cpu_select_avx2.c. One 64-byte vector a
+ * selections; the AVX2 ones are cpu_select_avx2.c, NEON's
+ * cpu_select_neon.c. One 64-byte vector a
  * step: 64 items of 1 byte, 32 of 2, 16 of 4 or 8 of 8. The last, partial
  * vector is read with a masked load (masked-off lanes do not fault), so no
  * step reads or writes outside the caller's ranges. The functions are
@@ -15,7 +16,7 @@
 #include <string.h>
 
 /* The paths, the AVX2 one with either way of storing (cpu_select_avx2.c). */
-enum { PATH_SCALAR, PATH_AVX2_MASKED, PATH_AVX2_BUFFERED, PATH_AVX512 };
+enum { PATH_SCALAR, PATH_AVX2_MASKED, PATH_AVX2_BUFFERED, PATH_AVX512, PATH_NEON };
 
 #if GP_CPU_SIMD_X86
 #include <immintrin.h>
@@ -36,6 +37,14 @@ static int best_path(const char *hook)
     /* vpmaskmovd to memory is microcoded on AMD before Zen 4 (42 uops, one every 12 cycles) */
     return __builtin_cpu_is("amd") ? PATH_AVX2_BUFFERED : PATH_AVX2_MASKED;
 }
+#elif GP_CPU_SIMD_NEON
+/* NEON is part of every 64-bit Arm CPU (Armv8-A): only the hook turns it off. */
+static int best_path(const char *hook)
+{
+    if (hook && strcmp(hook, "0") == 0) return PATH_SCALAR;
+    gp_cpu_neon_init();
+    return PATH_NEON;
+}
 #endif
 
 static _Atomic int simd_path = -1; /* -1: not asked yet */
@@ -45,7 +54,7 @@ static int select_path(void)
 {
     int s = atomic_load_explicit(&simd_path, memory_order_acquire);
     if (s < 0) {
-#if GP_CPU_SIMD_X86
+#if GP_CPU_SIMD_X86 || GP_CPU_SIMD_NEON
         s = best_path(getenv("GPUPRIM_CPU_SIMD"));
 #else
         s = PATH_SCALAR;
@@ -63,7 +72,8 @@ bool gp_cpu_simd_covers(size_t size)
 
 const char *gp_cpu_select_path(void)
 {
-    static const char *const names[] = {"scalar", "avx2 (masked stores)", "avx2 (buffered stores)", "avx512"};
+    static const char *const names[] = {"scalar", "avx2 (masked stores)", "avx2 (buffered stores)", "avx512",
+                                        "neon"};
     return names[select_path()];
 }
 
@@ -185,18 +195,9 @@ static int64_t avx512_split(size_t size, const void *x, const uint8_t *f, int64_
 #define SPLAT_D(p) _mm512_set1_epi32((int)gp_simd_value_bits(p, 4))
 #define SPLAT_Q(p) _mm512_set1_epi64((long long)gp_simd_value_bits(p, 8))
 
-/* The six comparisons of one dtype, each its own loop (the compare's
- * immediate must be a constant). */
-#define GP_SIMD_CMP_SWITCH(NAME, G, K)                                         \
-    switch (cmp) {                                                             \
-    case GP_CMP_LT: GP_SIMD_STEPS_IF(NAME, G, K##_LT) break;          \
-    case GP_CMP_LE: GP_SIMD_STEPS_IF(NAME, G, K##_LE) break;          \
-    case GP_CMP_GT: GP_SIMD_STEPS_IF(NAME, G, K##_GT) break;          \
-    case GP_CMP_GE: GP_SIMD_STEPS_IF(NAME, G, K##_GE) break;          \
-    case GP_CMP_EQ: GP_SIMD_STEPS_IF(NAME, G, K##_EQ) break;          \
-    case GP_CMP_NE: GP_SIMD_STEPS_IF(NAME, G, K##_NE) break;          \
-    }
-#define GP_SIMD_STEPS_IF(NAME, G, IMM) GP_SIMD_STEPS(G, (uint64_t)CMP_##NAME(v, val, IMM))
+/* One comparison's loop (each its own: the compare's immediate must be a
+ * constant); OPR, the C operator, is the AVX2 and NEON tails'. */
+#define GP_AVX512_CMP_STEPS(NAME, G, K, OP, OPR) GP_SIMD_STEPS(G, (uint64_t)CMP_##NAME(v, val, K##_##OP))
 
 #define GP_SIMD_DEF_IF(NAME, G, K)                                                                          \
     GP_AVX512 static int64_t NAME##_split_if(const void *xv, int64_t n, gp_cmp cmp, const void *value, void *selv, \
@@ -206,7 +207,7 @@ static int64_t avx512_split(size_t size, const void *x, const uint8_t *f, int64_
         ITEM_##G *sel = (ITEM_##G *)selv, *rej = (ITEM_##G *)rejv;                                          \
         const __m512i val = SPLAT_##G(value);                                                               \
         int64_t k = 0;                                                                                      \
-        GP_SIMD_CMP_SWITCH(NAME, G, K)                                                                      \
+        GP_SIMD_CMP_SWITCH(cmp, GP_AVX512_CMP_STEPS, NAME, G, K)                                            \
         return k;                                                                                           \
     }
 /* X(name, item size group, comparison kind, dtype) */
@@ -252,4 +253,17 @@ int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t 
     return gp_cpu_avx2_split(size, x, f, n, sel, rej, s == PATH_AVX2_MASKED);
 }
 
+#endif
+
+#if GP_CPU_SIMD_NEON
+int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+                             void *rej)
+{
+    return gp_cpu_neon_split_if(t, x, n, cmp, value, sel, rej);
+}
+
+int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
+{
+    return gp_cpu_neon_split(size, x, f, n, sel, rej);
+}
 #endif
