@@ -1,13 +1,12 @@
 /*
  * The choice of a SIMD path (cpu_select_simd.h), and the AVX-512
  * selections; the AVX2 ones are cpu_select_avx2.c, NEON's
- * cpu_select_neon.c. One 64-byte vector a
- * step: 64 items of 1 byte, 32 of 2, 16 of 4 or 8 of 8. The last, partial
- * vector is read with a masked load (masked-off lanes do not fault), so no
- * step reads or writes outside the caller's ranges. The functions are
- * compiled for these instructions alone (the target attribute) and called
- * only after the CPU has been asked for them, so the library still runs
- * everywhere.
+ * cpu_select_neon.c. One 64-byte vector a step: 64 items of 1 byte, 32 of
+ * 2, 16 of 4 or 8 of 8. The last, partial vector is read with a masked
+ * load (masked-off lanes do not fault), so no step reads or writes outside
+ * the caller's ranges. The functions are compiled for these instructions
+ * alone (the target attribute) and called only after the CPU has been
+ * asked for them, so the library still runs everywhere.
  */
 #include "cpu_select_simd.h"
 
