@@ -118,7 +118,7 @@ static inline unsigned flags_B(const uint8_t *f)
     const uint8x16_t v = vld1q_u8(f);
     return mask_b(vtstq_u8(v, v));
 }
-/* Fewer than 8 flags: read into a zeroed word, so the bytes past them test 0. */
+/* 8, 4 or 2 flags: read into a zeroed word, so the bytes past them test 0. */
 static inline unsigned flags_few(const uint8_t *f, size_t count)
 {
     static const uint8_t bit[8] = {1, 2, 4, 8, 16, 32, 64, 128};
