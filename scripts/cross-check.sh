@@ -6,7 +6,7 @@
 #   scripts/cross-check.sh [BUILD_DIR]     (default build-aarch64)
 # Needs Debian's gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu and qemu-user.
 # ctest runs the API, asynchrony, example, CLI and fuzz tests; the suites of
-# reduce, scan, select (also on its scalar path), transpose and histogram run
+# reduce, scan, select (on the NEON path and on its scalar loops), transpose and histogram run
 # in their quick form (--quick), as under the sanitizers: whole, under
 # emulation, test_reduce alone took 9 minutes. Prints a summary; exit 1 if
 # any step failed.
