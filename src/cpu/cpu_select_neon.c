@@ -145,7 +145,7 @@ GP_NEON_DEF_SPLIT(W, uint16_t)
 GP_NEON_DEF_SPLIT(D, uint32_t)
 GP_NEON_DEF_SPLIT(Q, uint64_t)
 
-int64_t gp_cpu_neon_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
+int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
 {
     switch (size) {
     case 1: return split_B(x, f, n, sel, rej);
@@ -218,7 +218,7 @@ int64_t gp_cpu_neon_split(size_t size, const void *x, const uint8_t *f, int64_t 
 #define GP_NEON_DEF_IF_X(NAME, T, G, S, E) GP_NEON_DEF_IF(NAME, T, G, S)
 GP_NEON_DTYPES(GP_NEON_DEF_IF_X)
 
-int64_t gp_cpu_neon_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
+int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
                              void *rej)
 {
     switch (t) {

@@ -253,16 +253,3 @@ int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t 
 }
 
 #endif
-
-#if GP_CPU_SIMD_NEON
-int64_t gp_cpu_simd_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
-                             void *rej)
-{
-    return gp_cpu_neon_split_if(t, x, n, cmp, value, sel, rej);
-}
-
-int64_t gp_cpu_simd_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej)
-{
-    return gp_cpu_neon_split(size, x, f, n, sel, rej);
-}
-#endif

@@ -147,11 +147,9 @@ int64_t gp_cpu_avx2_narrow_split(size_t size, const void *x, const uint8_t *f, i
 #endif
 
 #if GP_CPU_SIMD_NEON
-/* cpu_select_neon.c: its tables, filled once; then the two above. */
+/* cpu_select_neon.c, which defines the two above too (NEON is the only
+ * path there is on Arm): its tables, filled once. */
 void gp_cpu_neon_init(void);
-int64_t gp_cpu_neon_split_if(gp_dtype t, const void *x, int64_t n, gp_cmp cmp, const void *value, void *sel,
-                             void *rej);
-int64_t gp_cpu_neon_split(size_t size, const void *x, const uint8_t *f, int64_t n, void *sel, void *rej);
 #endif
 
 #if !GP_CPU_SIMD_X86 && !GP_CPU_SIMD_NEON
