@@ -182,12 +182,14 @@ fi
 # without them; every partition there that does not run in one pass is
 # counted first (GPUPRIM_PARTITION_COUNT_FIRST=1; by flags, with bits; by
 # default only large ones are); 1-byte ones counted first all run
-# partition_prefixed_kernel, on one range of tiles or five.
+# partition_prefixed_kernel, on one range of tiles or five. 1-byte
+# partitions into two buffers by flags take wider tiles where those pay
+# (GPUPRIM_PARTITION_COPY_WIDER=1; on one block, --quick's 135169 items).
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1 test_scan-persistent:0:5; do
     IFS=: read -r name warps blocks <<<"$run"
     hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=$blocks GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_COUNT_FIRST=1
-      GPUPRIM_LOOKBACK_WARPS=$warps)
+      GPUPRIM_LOOKBACK_WARPS=$warps GPUPRIM_PARTITION_COPY_WIDER=1)
     step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%%-*}" --backend cuda --quick || san_ok=1
     step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%%-*}" --backend cuda --quick ||
       san_ok=1
@@ -246,6 +248,12 @@ if [ $bench -eq 1 ] && [ $sixth -eq 1 ]; then
     read -r name cases rest <<<"$row"
     step "bench-$name" ./$build/gpuprim bench $cases $rest --csv "$out/bench-$name.csv" --json "$out/bench-$name.json"
   done
+  # 1-byte partitions into two buffers by flags on wider tiles, which only
+  # the hook runs until they are timed (cuda_tuning.h,
+  # GP_PARTITION_COPY_WIDER_FLAGS): beside bench-partition-copy's u8 rows.
+  step bench-partition-copy-wider env GPUPRIM_PARTITION_COPY_WIDER=1 ./$build/gpuprim bench partition-copy \
+    --dtype u8 --min-log2 20 --max-log2 28 --csv "$out/bench-partition-copy-wider.csv" \
+    --json "$out/bench-partition-copy-wider.json"
   # Every case's verdict, which the steps' log tails above may cut.
   grep -h '^verdict' "$out"/bench-*.log >"$out/verdicts.txt" 2>/dev/null
 fi

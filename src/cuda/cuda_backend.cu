@@ -385,6 +385,10 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * choose_persistent); 1 makes every one whose wide tiles fit the
      * blocks' stages do so (for comparison, and the emulator), 0 none. */
     st->partition_wide_one_pass = env_switch("GPUPRIM_PARTITION_WIDE_ONE_PASS");
+    /* 1-byte partitions into two buffers take wider tiles where a selection
+     * would (cuda_select.cu, copy_takes_wider): by default those by
+     * comparison; 1 those by flags too, 0 none (for comparison). */
+    st->partition_copy_wider = env_switch("GPUPRIM_PARTITION_COPY_WIDER");
     /* Out-of-place tiled transposes pick cache hints, and for 16-byte
      * elements the tile side, by their size against the L2
      * (cuda_transpose.cu); small, mid or large applies one class to every

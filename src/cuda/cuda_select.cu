@@ -881,9 +881,10 @@ const void *select_kernel_for(gp_dtype t, bool by_flags, bool partition)
 /* select_kernel_pipelined on a tier's tiles: fn is NULL where a wide tier
  * would repeat the one below it. A partition counted first stages bits by
  * flags (the Bits kernels); wider tiles take partitions only counted first
- * (GP_PARTITION_WIDER): those kernels have no count tasks. A split by
- * comparison (partition_copy) takes the wider partition kernel by
- * comparison, which needs no count: by flags it would need bits. */
+ * (GP_PARTITION_WIDER): those kernels have no count tasks. A split
+ * (partition_copy) needs no count: with `split`, the wider partition
+ * kernel by comparison, or by flags the one with flags, not bits
+ * (GP_PARTITION_COPY_WIDER; whether a split asks: copy_takes_wider). */
 lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool partition, select_tier tier,
                                                  bool counted_first, bool split = false)
 {
@@ -920,7 +921,7 @@ lookback::persistent_kernel select_pipelined_for(gp_dtype t, bool by_flags, bool
         } else if constexpr (select_wider_items(sizeof(T)) != 0) {
             constexpr std::integral_constant<int, kWider> wider{};
             if (!partition) return from(wider, std::false_type{}, std::false_type{});
-            if constexpr (!F && GP_PARTITION_COPY_WIDER)
+            if constexpr (GP_PARTITION_COPY_WIDER)
                 if (split) return from(wider, std::true_type{}, std::false_type{});
             /* By comparison with bits (GP_PARTITION_IF_BITS), the caller
              * asks for the kernels by flags. */
@@ -1174,6 +1175,16 @@ struct persistent_choice {
     bool one_pass;
 };
 
+/* Whether a 1-byte partition into two buffers may take wider tiles:
+ * GP_PARTITION_COPY_WIDER by comparison, _FLAGS by flags, unless the hook
+ * (GPUPRIM_PARTITION_COPY_WIDER) says 0 or 1. */
+bool copy_takes_wider(const gp_ctx *ctx, bool by_flags)
+{
+    const int hook = state(ctx)->partition_copy_wider;
+    if (hook >= 0) return hook == 1;
+    return by_flags ? GP_PARTITION_COPY_WIDER_FLAGS != 0 : true;
+}
+
 /* Wider where it pays, else wide where that pays, else narrow; a
  * partition runs in one pass on narrow tiles where it can, and where its
  * narrow tiles outnumber the blocks, on wide ones where those come one a
@@ -1186,9 +1197,11 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
     /* Counted first with bits, a partition by comparison runs the Bits kernels. */
     const bool by_flags = a->flags != NULL || (a->partition && counted_first && compare_bits_for(a->t, a->n));
     const bool split = a->partition && a->rejected != NULL;
+    const bool split_wider = split && copy_takes_wider(ctx, a->flags != NULL);
     const persistent_kernel narrow = select_pipelined_for(a->t, by_flags, a->partition, kNarrow, counted_first),
                             wide = select_pipelined_for(a->t, by_flags, a->partition, kWide, counted_first),
-                            wider = select_pipelined_for(a->t, by_flags, a->partition, kWider, counted_first, split);
+                            wider =
+                                select_pipelined_for(a->t, by_flags, a->partition, kWider, counted_first, split_wider);
     auto resident_of = [ctx](const persistent_kernel &k) {
         return k.fn ? resident_blocks(ctx, k.fn, k.threads, k.smem) : 0u;
     };

@@ -196,9 +196,10 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
 {
     static_assert(!Bits || (ByFlags && Partition), "bits stand for a partition's flags, counted first");
     /* The Bits kernels and partitions on wider tiles run only counted
-     * first (select_pipelined_for): they have no count uses. */
+     * first (select_pipelined_for): they have no count uses. A wider one
+     * by flags without bits runs only as a split (nothing counted), by
+     * stride: tiles by ticket would not fit its flag slots. */
     constexpr bool kCountedFirst = Partition && (Bits || Tier == kWider);
-    static_assert(!(Partition && Tier == kWider && ByFlags && !Bits), "wider partitions by flags stage bits");
     using shape = select_pipe_shape<T, ByFlags, Tier, Bits>;
     constexpr int Items = shape::kItems;
     constexpr int64_t kTile = shape::kTile;

@@ -737,10 +737,17 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 /* 1: a partition into two buffers (gp_partition_copy_if) of 1-byte items
  * takes the wider partition kernel that compares, where a selection would
  * take wider tiles; 0: wide at most. It needs no count, so the kernel
- * exists for it whatever GP_PARTITION_IF_BITS says. By flags it stays on
- * wide tiles (a wider kernel by flags stages bits). */
+ * exists for it whatever GP_PARTITION_IF_BITS says. */
 #ifndef GP_PARTITION_COPY_WIDER
 #define GP_PARTITION_COPY_WIDER 1
+#endif
+/* 1: so does one by flags (gp_partition_copy_flagged), its flags in the
+ * wider selection's slots (GP_SELECT_FLAG_SLOTS): no count, so no bits;
+ * 0: wide at most. The kernel is built wherever GP_PARTITION_COPY_WIDER
+ * is, and GPUPRIM_PARTITION_COPY_WIDER=1 runs it whatever this says. 0
+ * until it is timed on a GPU (docs/perf/scan.md, round 89). */
+#ifndef GP_PARTITION_COPY_WIDER_FLAGS
+#define GP_PARTITION_COPY_WIDER_FLAGS 0
 #endif
 /* 1: a partition of 1-byte items by comparison, counted first, takes its
  * count and a bit an item from compare_bits_kernel and then runs the

@@ -37,14 +37,18 @@ static int wider_partition_kernel(const void *fn)
 
 /* The blocks of partitions into two buffers (partition_copy): a tile
  * each (select_kernel), persistent (select_kernel_pipelined), and of those
- * on wider tiles (GP_PARTITION_COPY_WIDER). */
-std::atomic<long> emu_copy_blocks[3];
+ * on wider tiles (GP_PARTITION_COPY_WIDER) by comparison and by flags
+ * (make_ctx sets GPUPRIM_PARTITION_COPY_WIDER's 1). */
+std::atomic<long> emu_copy_blocks[4];
 
-static bool wider_copy_kernel(const void *fn)
+/* 0 or 1 (by flags) for a wider kernel of a split, else -1. */
+static int wider_copy_kernel(const void *fn)
 {
     for (gp_dtype t : {GP_DTYPE_I8, GP_DTYPE_U8})
-        if (gp_cuda::select_pipelined_for(t, false, true, gp_cuda::kWider, false, true).fn == fn) return true;
-    return false;
+        for (bool by_flags : {false, true})
+            if (gp_cuda::select_pipelined_for(t, by_flags, true, gp_cuda::kWider, false, true).fn == fn)
+                return by_flags;
+    return -1;
 }
 
 static void select_thunk(const void *fn, const void *params)
@@ -52,7 +56,8 @@ static void select_thunk(const void *fn, const void *params)
     const auto &p = *static_cast<const gp_cuda::select_params *>(params);
     if (gp_emu::thread_x() == 0 && p.rejected) {
         emu_copy_blocks[p.grid != 0]++;
-        if (wider_copy_kernel(fn)) emu_copy_blocks[2]++;
+        const int wider = wider_copy_kernel(fn);
+        if (wider >= 0) emu_copy_blocks[2 + wider]++;
     }
     if (gp_emu::thread_x() == 0 && p.groups == 0 && !p.counted_first && wide_partition_kernel(fn))
         emu_wide_one_pass_blocks++;

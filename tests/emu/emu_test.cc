@@ -71,7 +71,8 @@ gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 long emu_check_compares(uint64_t seed); /* emu_select.cc */
 extern long emu_counted_first_by_comparison; /* emu_select.cc: the partitions by comparison counted first */
 extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of one-pass partitions on wide tiles */
-extern std::atomic<long> emu_copy_blocks[3]; /* emu_select.cc: blocks of partition_copy: a tile each, persistent, wider */
+extern std::atomic<long> emu_copy_blocks[4]; /* emu_select.cc: blocks of partition_copy: a tile each, persistent,
+                                               wider by comparison, wider by flags */
 extern std::atomic<long> emu_prefixed_wide_blocks; /* emu_select.cc: blocks of partition_prefixed_kernel for 4- and 8-byte items */
 extern std::atomic<long> emu_wider_partition_blocks[2]; /* emu_select.cc: blocks of partitions on wider tiles, by comparison and by flags */
 extern std::atomic<long> emu_compare_bits_calls; /* emu_select.cc: partitions by comparison counted with bits */
@@ -133,6 +134,9 @@ static gp_ctx make_ctx()
     /* One-pass partitions on wide tiles: where they pay, and on every
      * fifth call wherever they fit (the hook's 1). */
     g_state.partition_wide_one_pass = g_calls % 5 == 0 ? 1 : -1;
+    /* Splits on wider tiles where they pay, by flags too (the hook's 1;
+     * by default only by comparison); --medium's stay on wide ones. */
+    g_state.partition_copy_wider = 1;
     /* The filter's chunks: 4 blocks (one "SM"), then 2 and 1 (the test
      * hook), so chunks of one tile and of many run. */
     g_state.sm_count = 1;
@@ -468,12 +472,16 @@ int main(int argc, char **argv)
     /* Partitions into two buffers, persistent in every run, and a tile a
      * block where a run has sizes of one tile (all but --big). */
     report((big || emu_copy_blocks[0] > 0) && emu_copy_blocks[1] > 0, "partitions into two buffers ran in both kernels");
-    /* 1-byte ones by comparison on wider tiles: --big's sizes and --quick's
-     * added one of many tiles a block (--medium's stay on wide tiles). */
-    if ((quick || big) && GP_PARTITION_COPY_WIDER && select_wider_T)
-        report(emu_copy_blocks[2] > 0, "some partitions into two buffers ran on wider tiles");
-    printf("blocks of partitions into two buffers: %ld a tile each, %ld persistent (%ld on wider tiles)\n",
-           emu_copy_blocks[0].load(), emu_copy_blocks[1].load(), emu_copy_blocks[2].load());
+    /* 1-byte ones on wider tiles, by comparison and by flags: --big's sizes
+     * and --quick's added one of many tiles a block (--medium's stay on
+     * wide tiles). */
+    if ((quick || big) && GP_PARTITION_COPY_WIDER && select_wider_T) {
+        report(emu_copy_blocks[2] > 0, "some partitions into two buffers by comparison ran on wider tiles");
+        report(emu_copy_blocks[3] > 0, "some partitions into two buffers by flags ran on wider tiles");
+    }
+    printf("blocks of partitions into two buffers: %ld a tile each, %ld persistent (%ld and %ld on wider tiles, "
+           "by comparison and by flags)\n",
+           emu_copy_blocks[0].load(), emu_copy_blocks[1].load(), emu_copy_blocks[2].load(), emu_copy_blocks[3].load());
     if (medium) report(emu_wide_one_pass_blocks > 0, "some partitions ran in one pass on wide tiles");
     printf("blocks of one-pass partitions on wide tiles: %ld\n", emu_wide_one_pass_blocks.load());
     /* Partitions counted first on wider tiles: every 1-byte one counted
