@@ -152,7 +152,8 @@ racecheck=(compute-sanitizer --tool racecheck --error-exitcode 9)
 # part 3, the benchmarks part 6. Part 1 alone still fills a fresh machine's
 # call: at 6967dca (build 227 s, ctest 346 s) the deadline stopped ctest
 # with two CPU tests running; a second call on the warm machine finished
-# them (cd build-gpu && ctest -R '^(name|name)$').
+# them (cd build-gpu && ctest -R '^(name|name)$'). Both had started last,
+# by number: the long tests now start first (COST, tests/CMakeLists.txt).
 san_ok=0
 late="test_reduce|test_scan|test_select|test_transpose"
 last="test_api|test_histogram|test_async"
