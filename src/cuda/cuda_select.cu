@@ -1175,9 +1175,10 @@ struct persistent_choice {
     bool one_pass;
 };
 
-/* Whether a 1-byte partition into two buffers may take wider tiles:
- * GP_PARTITION_COPY_WIDER by comparison, _FLAGS by flags, unless the hook
- * (GPUPRIM_PARTITION_COPY_WIDER) says 0 or 1. */
+/* Whether a 1-byte partition into two buffers asks for wider tiles: by
+ * comparison always, by flags where GP_PARTITION_COPY_WIDER_FLAGS says,
+ * unless the hook (GPUPRIM_PARTITION_COPY_WIDER) says 0 or 1. Where
+ * GP_PARTITION_COPY_WIDER is 0 there is no kernel to get. */
 bool copy_takes_wider(const gp_ctx *ctx, bool by_flags)
 {
     const int hook = state(ctx)->partition_copy_wider;

@@ -197,8 +197,8 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
     static_assert(!Bits || (ByFlags && Partition), "bits stand for a partition's flags, counted first");
     /* The Bits kernels and partitions on wider tiles run only counted
      * first (select_pipelined_for): they have no count uses. A wider one
-     * by flags without bits runs only as a split (nothing counted), by
-     * stride: tiles by ticket would not fit its flag slots. */
+     * by flags without bits runs only as a split (nothing counted), whose
+     * tiles go by stride, as its flag slots need (fetch_flags). */
     constexpr bool kCountedFirst = Partition && (Bits || Tier == kWider);
     using shape = select_pipe_shape<T, ByFlags, Tier, Bits>;
     constexpr int Items = shape::kItems;
