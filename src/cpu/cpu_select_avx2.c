@@ -8,8 +8,10 @@
  * as are kept. On AMD CPUs before Zen 4, most of those this path is for,
  * that store is microcoded (42 uops, one every 12 cycles, by uops.info's
  * tables), so there the whole vector is stored into a small buffer on the
- * stack, and the buffer leaves by a memcpy of exactly what it holds; on the
- * 2-core (Intel) machine that ran at 0.6-1.2x the masked stores. Either
+ * stack, and the buffer leaves by a memcpy of exactly what it holds. On an
+ * Intel core that ran at 0.6-1.2x the masked stores' speed; on an AMD Zen 3
+ * at 1.1-2.0x, where the masked stores fell behind the scalar loops for
+ * 8-byte items (docs/perf/scan.md, rounds 77 and 89). Either
  * way nothing is stored in the caller's output past the items kept. (pdep
  * and pext would make the permutation without a table, but they too are
  * microcoded on AMD before Zen 3.) The items short of a whole vector at
@@ -94,22 +96,32 @@ GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
     return ~(unsigned)_mm_movemask_epi8(z) & FULL_Q;
 }
 
+/* The buffered route's store (cpu_select_simd.h's loop): the items of v
+ * that mask m keeps. */
+GP_AVX2 static inline void put_D(gp_simd_buf *b, __m256i v, unsigned m)
+{
+    put_buffered(b, packed(v, PERM_D(m)), WORDS_D(__builtin_popcount(m)));
+}
+GP_AVX2 static inline void put_Q(gp_simd_buf *b, __m256i v, unsigned m)
+{
+    put_buffered(b, packed(v, PERM_Q(m)), WORDS_Q(__builtin_popcount(m)));
+}
+
 /*
  * The loop of every function here: whole vectors, MASK the items selected
  * (of v and i); their permutation stored for sel at sel + k and, where rej
  * is not NULL too, the others' for rej at rej + (i - k), by masked stores
  * there (route MASKED) or through buffers emptied after the last whole
- * vector (BUFFERED). Then the last items one by one, KEEP(i) testing one.
- * sel NULL: count only. Each route is a function of its own: in one
- * function with a test between them, the masked route ran 1.2-1.5x slower.
+ * vector (BUFFERED, cpu_select_simd.h's loop). Then the last items one by
+ * one, KEEP(i) testing one. sel NULL: count only. Each route is a function
+ * of its own: in one function with a test between them, the masked route
+ * ran 1.2-1.5x slower.
  */
-#define GP_AVX2_VECTOR(G, MASK)                                                \
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));            \
-    const unsigned m = (MASK);                                                 \
-    const int c = __builtin_popcount(m);
-#define GP_AVX2_VECTORS_MASKED(G, MASK)                                        \
+#define GP_AVX2_STEPS_MASKED(G, MASK, KEEP)                                    \
     for (; i + LANES_##G <= n; i += LANES_##G) {                               \
-        GP_AVX2_VECTOR(G, MASK)                                                \
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));        \
+        const unsigned m = (MASK);                                             \
+        const int c = __builtin_popcount(m);                                   \
         if (sel) {                                                             \
             store_first(sel + k, packed(v, PERM_##G(m)), WORDS_##G(c));        \
             if (rej)                                                           \
@@ -117,28 +129,12 @@ GP_AVX2 static inline unsigned flags_q(const uint8_t *f)
                             WORDS_##G(LANES_##G - c));                         \
         }                                                                      \
         k += c;                                                                \
-    }
-#define GP_AVX2_VECTORS_BUFFERED(G, MASK)                                      \
-    {                                                                          \
-        gp_simd_buf sb, rb;                                                    \
-        sb.dst = (unsigned char *)sel, sb.held = 0;                            \
-        rb.dst = (unsigned char *)rej, rb.held = 0;                            \
-        for (; i + LANES_##G <= n; i += LANES_##G) {                           \
-            GP_AVX2_VECTOR(G, MASK)                                            \
-            if (sel) {                                                         \
-                put_buffered(&sb, packed(v, PERM_##G(m)), WORDS_##G(c));       \
-                if (rej)                                                       \
-                    put_buffered(&rb, packed(v, PERM_##G(m ^ FULL_##G)),       \
-                                 WORDS_##G(LANES_##G - c));                    \
-            }                                                                  \
-            k += c;                                                            \
-        }                                                                      \
-        if (sel) gp_simd_flush(&sb);                                           \
-        if (rej) gp_simd_flush(&rb);                                           \
-    }
-#define GP_AVX2_STEPS(R, G, MASK, KEEP)                                        \
-    GP_AVX2_VECTORS_##R(G, MASK)                                               \
+    }                                                                          \
     GP_SIMD_TAIL(KEEP)
+#define LOAD_256(p) _mm256_loadu_si256((const __m256i *)(p))
+#define GP_AVX2_STEPS_BUFFERED(G, MASK, KEEP) \
+    GP_SIMD_BUFFERED_STEPS(__m256i, LOAD_256, LANES_##G, FULL_##G, put_##G, MASK, KEEP)
+#define GP_AVX2_STEPS(R, G, MASK, KEEP) GP_AVX2_STEPS_##R(G, MASK, KEEP)
 
 /* ------------------------------------------------------------ by flags */
 

@@ -33,7 +33,8 @@ static int best_path(const char *hook)
     gp_cpu_avx2_init();
     if (hook && strcmp(hook, "avx2-masked") == 0) return PATH_AVX2_MASKED;
     if (hook && strcmp(hook, "avx2-buffered") == 0) return PATH_AVX2_BUFFERED;
-    /* vpmaskmovd to memory is microcoded on AMD before Zen 4 (42 uops, one every 12 cycles) */
+    /* vpmaskmovd to memory is microcoded on AMD before Zen 4 (42 uops, one every 12 cycles): on a Zen 3 the
+     * buffer ran 1.1-2.0x faster (docs/perf/scan.md, round 89) */
     return __builtin_cpu_is("amd") ? PATH_AVX2_BUFFERED : PATH_AVX2_MASKED;
 }
 #elif GP_CPU_SIMD_NEON
