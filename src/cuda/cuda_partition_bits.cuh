@@ -1,7 +1,7 @@
 /*
  * The bit kernels of a partition counted first (included by
- * cuda_select.cu, after select_kernel; the pipelined selection and
- * partition_prefixed_kernel stage their bits): flag_bits_kernel by flags,
+ * cuda_select.cu, after cuda_select_kernel.cuh; the pipelined selection
+ * and partition_prefixed_kernel stage their bits): flag_bits_kernel by flags,
  * compare_bits_kernel by comparison. Each writes the total kept and a bit
  * an item, and for partition_prefixed_kernel the kept items before each
  * of its ranges.

@@ -1,7 +1,7 @@
 /*
  * The persistent selection with look-back warps (included by
- * cuda_select.cu, after select_kernel): cuda_scan_pipelined.cuh's structure
- * with counts for values.
+ * cuda_select.cu, after cuda_select_kernel.cuh): cuda_scan_pipelined.cuh's
+ * structure with counts for values.
  *
  * Why. select_kernel holds a tile, loaded in registers, through its whole
  * look-back: the same bound as the scan's (docs/perf/scan.md, round 3),
@@ -145,7 +145,7 @@ struct select_pipe_shape {
      * -> 222.6, 2^28 alike (docs/perf/scan.md, round 46). */
     static constexpr unsigned kStageBytes =
         (unsigned)(kTile * (long long)sizeof(T) + (Bits ? kTile / 8 : ByFlags && !kFlagSlots ? kTile : 0));
-    /* The wider tier's 1-byte rows held as loaded (held_rows, cuda_select.cu). */
+    /* The wider tier's 1-byte rows held as loaded (held_rows, cuda_select_rows.cuh). */
     static constexpr bool kPacked = Tier == kWider && sizeof(T) == 1 && GP_SELECT_PACKED_BYTES && GP_SELECT_SWAR >= 1;
     /* Blocks an SM holds with every stage in shared memory
      * (blocks_in_shared), at most 3 (72 registers); 2 for rows of more
@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kTh
 
     /* Select, a one-pass partition and one counted first: statuses by
      * tile. Other partitions: by count group, then the write uses wait on
-     * the groups (cuda_select.cu, select_kernel). Counted first, the Bits
+     * the groups (select_kernel, cuda_select_kernel.cuh). Counted first, the Bits
      * kernels stage bits for every whole tile, not flags (with_bits). */
     const bool counted_first = kCountedFirst || (Partition && p.counted_first);
     /* A partition into two buffers: as one counted first, with nothing

@@ -554,7 +554,7 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #define GP_SELECT_VECTOR_RUNS 1
 #endif
 /* select_kernel_pipelined compares staged items of up to this many bytes
- * a word at a time (swar_compare_masks, cuda_select.cu): 2, 1, or 0 for
+ * a word at a time (swar_compare_masks, cuda_select_masks.cuh): 2, 1, or 0 for
  * none. 1: 2-byte rows were 3-4% faster an item at a time (docs/perf/scan.md,
  * round 23). */
 #ifndef GP_SELECT_SWAR
@@ -562,7 +562,7 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #endif
 /* 1: the wider tier (1-byte selections, 64 items a thread) holds a
  * thread's rows as loaded, a 16-byte word a row, not an item a register
- * (held_rows, cuda_select.cu): 59 registers, not 95, so 3 blocks an SM
+ * (held_rows, cuda_select_rows.cuh): 59 registers, not 95, so 3 blocks an SM
  * where shared memory allows (by comparison). H100, select-if u8 2^26
  * 57.5 -> 51.1 us, 2^28 195 -> 173 (docs/perf/scan.md, round 40). The
  * narrow and wide tiers keep an item a register: with fewer registers
