@@ -31,6 +31,9 @@
 # same inside part 5's ctest step (ctest -R).
 # GPUPRIM_COMMIT names the commit in the logs (default: git rev-parse HEAD,
 # which on the device machine may be a stale copy of .git).
+# A build packed here by scripts/gpu-prebuild.sh and carried as
+# .gpu-prebuilt replaces configure and build where it matches the sources
+# (below); the summary's prebuilt line says whether it was used and why not.
 set -uo pipefail
 # Logs, CSV and JSON are written to a work folder, then packed into one
 # archive in $OUT (the device tool brings back at most 8 files).
@@ -104,11 +107,62 @@ if [ "$part" = 5 ]; then
   build=build-gpu-sanitize
   configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON)
 fi
-step configure cmake -S . -B $build "${configure[@]}" -DGPUPRIM_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 || { pack; cat "$out/summary.txt"; exit 1; }
-target=()
-[ $only_ladders -eq 1 ] && target=(--target gpuprim)
-step build cmake --build $build -j "$(nproc)" "${target[@]}" || { pack; cat "$out/summary.txt"; exit 1; }
+
+# A build made on the development machine (scripts/gpu-prebuild.sh, carried
+# as .gpu-prebuilt) stands in for configure and build where it was made from
+# these sources at this root (scripts/source-stamp.sh), every program its
+# ctest files name outside the repository is here (the Python interpreter,
+# elsewhere on this machine, by its name on PATH), and its tool starts (with
+# the toolkit's libcudart where the loader does not find one). Else
+# configure and build run here as before, in a folder emptied of the pack.
+prebuilt_why=""
+use_prebuilt() {
+  local pack=.gpu-prebuilt stamp p q
+  [ "$part" != 5 ] || { prebuilt_why="part 5 builds with the host sanitizers"; return 1; }
+  [ -s $pack/stamp ] && [ -s $pack/$build.tar.xz ] || { prebuilt_why="none carried"; return 1; }
+  stamp=$(scripts/source-stamp.sh)
+  [ "$stamp" = "$(cat $pack/stamp)" ] || { prebuilt_why="made from other sources"; return 1; }
+  if [ "$(cat $build/.prebuilt-stamp 2>/dev/null)" != "$stamp" ]; then
+    rm -rf $build && mkdir -p $build
+    if command -v xz >/dev/null; then
+      tar xJf $pack/$build.tar.xz -C $build
+    else
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' $pack/$build.tar.xz $build
+    fi || { prebuilt_why="unpacking failed"; return 1; }
+    for p in $(grep -rhoE '"/[^"]+"' --include=CTestTestfile.cmake $build | tr -d '"' | sort -u); do
+      case "$p" in "$PWD"/*) continue ;; esac
+      [ -e "$p" ] && continue
+      q=$(command -v "$(basename "$p")") || { prebuilt_why="no $p here"; return 1; }
+      grep -rlF --include=CTestTestfile.cmake "\"$p\"" $build | xargs sed -i "s|\"$p\"|\"$q\"|g"
+    done
+  fi
+  if ldd ./$build/gpuprim | grep -q 'not found'; then
+    export LD_LIBRARY_PATH="$(dirname "$(command -v nvcc)")/../lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+  # Whether it loads and runs; the info step below then requires the GPU.
+  env -u GPUPRIM_REQUIRE_CUDA ./$build/gpuprim info >/dev/null 2>&1 ||
+    { prebuilt_why="its tool does not start"; return 1; }
+  echo "$stamp" >$build/.prebuilt-stamp
+}
+t0=$(date +%s)
+prebuilt_used=0
+if use_prebuilt; then
+  prebuilt_used=1
+  record prebuilt "PASS (used)" $(( $(date +%s) - t0 ))
+  echo "== prebuilt: used in place of configure and build"
+else
+  record "prebuilt: $prebuilt_why" "not used" $(( $(date +%s) - t0 ))
+  echo "== prebuilt not used: $prebuilt_why"
+  # A pack holds no CMakeFiles: unpacked here, it is no folder to build in.
+  [ ! -d $build ] || [ -d $build/CMakeFiles ] || rm -rf $build
+fi
+if [ $prebuilt_used -eq 0 ]; then
+  step configure cmake -S . -B $build "${configure[@]}" -DGPUPRIM_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 || { pack; cat "$out/summary.txt"; exit 1; }
+  target=()
+  [ $only_ladders -eq 1 ] && target=(--target gpuprim)
+  step build cmake --build $build -j "$(nproc)" "${target[@]}" || { pack; cat "$out/summary.txt"; exit 1; }
+fi
 step info ./$build/gpuprim info
 first=1; second=1; third=1; fourth=1; sixth=1 # the parts this call runs
 case "$part" in
