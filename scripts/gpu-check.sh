@@ -303,12 +303,12 @@ if [ $bench -eq 1 ] && [ $sixth -eq 1 ]; then
     read -r name cases rest <<<"$row"
     step "bench-$name" ./$build/gpuprim bench $cases $rest --csv "$out/bench-$name.csv" --json "$out/bench-$name.json"
   done
-  # 1-byte partitions into two buffers by flags on wider tiles, which only
-  # the hook runs until they are timed (cuda_tuning.h,
+  # 1-byte partitions into two buffers kept on wide tiles, which they left
+  # for wider ones by flags at 68dd574 (cuda_tuning.h,
   # GP_PARTITION_COPY_WIDER_FLAGS): beside bench-partition-copy's u8 rows.
-  step bench-partition-copy-wider env GPUPRIM_PARTITION_COPY_WIDER=1 ./$build/gpuprim bench partition-copy \
-    --dtype u8 --min-log2 20 --max-log2 28 --csv "$out/bench-partition-copy-wider.csv" \
-    --json "$out/bench-partition-copy-wider.json"
+  step bench-partition-copy-wide env GPUPRIM_PARTITION_COPY_WIDER=0 ./$build/gpuprim bench partition-copy \
+    --dtype u8 --min-log2 20 --max-log2 28 --csv "$out/bench-partition-copy-wide.csv" \
+    --json "$out/bench-partition-copy-wide.json"
   # Every case's verdict, which the steps' log tails above may cut.
   grep -h '^verdict' "$out"/bench-*.log >"$out/verdicts.txt" 2>/dev/null
 fi

@@ -744,10 +744,12 @@ constexpr long long kPartitionGroupMinTiles = GP_PARTITION_GROUP_MIN_TILES;
 /* 1: so does one by flags (gp_partition_copy_flagged), its flags in the
  * wider selection's slots (GP_SELECT_FLAG_SLOTS): no count, so no bits;
  * 0: wide at most. The kernel is built wherever GP_PARTITION_COPY_WIDER
- * is, and GPUPRIM_PARTITION_COPY_WIDER=1 runs it whatever this says. 0
- * until it is timed on a GPU (docs/perf/scan.md, round 89). */
+ * is; GPUPRIM_PARTITION_COPY_WIDER=0 or 1 overrides this. H200, u8 about
+ * half kept: 2^26 78.75 -> 66.75 us, 2^28 293.38 -> 237.68 (65.0% -> 79.4%
+ * of the copy, 2.31x -> 2.86x CUB); 2^20-2^24 within 4% either way
+ * (docs/perf/scan.md, rounds 89-90). */
 #ifndef GP_PARTITION_COPY_WIDER_FLAGS
-#define GP_PARTITION_COPY_WIDER_FLAGS 0
+#define GP_PARTITION_COPY_WIDER_FLAGS 1
 #endif
 /* 1: a partition of 1-byte items by comparison, counted first, takes its
  * count and a bit an item from compare_bits_kernel and then runs the

@@ -134,8 +134,8 @@ static gp_ctx make_ctx()
     /* One-pass partitions on wide tiles: where they pay, and on every
      * fifth call wherever they fit (the hook's 1). */
     g_state.partition_wide_one_pass = g_calls % 5 == 0 ? 1 : -1;
-    /* Splits on wider tiles where they pay, by flags too (the hook's 1;
-     * by default only by comparison); --medium's stay on wide ones. */
+    /* Splits on wider tiles, by comparison and by flags (the hook's 1,
+     * as by default); --medium's stay on wide ones. */
     g_state.partition_copy_wider = 1;
     /* The filter's chunks: 4 blocks (one "SM"), then 2 and 1 (the test
      * hook), so chunks of one tile and of many run. */
