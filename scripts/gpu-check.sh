@@ -239,7 +239,8 @@ fi
 # default only large ones are); 1-byte ones counted first all run
 # partition_prefixed_kernel, on one range of tiles or five. 1-byte
 # partitions into two buffers by flags take wider tiles where those pay
-# (GPUPRIM_PARTITION_COPY_WIDER=1; on one block, --quick's 135169 items).
+# (GPUPRIM_PARTITION_COPY_WIDER=1, as by default since e31ee4c, pinned;
+# on one block, --quick's 135169 items).
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1 test_scan-persistent:0:5; do
     IFS=: read -r name warps blocks <<<"$run"

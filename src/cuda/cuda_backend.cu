@@ -386,8 +386,8 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * blocks' stages do so (for comparison, and the emulator), 0 none. */
     st->partition_wide_one_pass = env_switch("GPUPRIM_PARTITION_WIDE_ONE_PASS");
     /* 1-byte partitions into two buffers take wider tiles where a selection
-     * would (cuda_select.cu, copy_takes_wider): by default those by
-     * comparison; 1 those by flags too, 0 none (for comparison). */
+     * would (cuda_select.cu, copy_takes_wider): by default as cuda_tuning.h
+     * says (both kinds); 1 both whatever it says, 0 none (for comparison). */
     st->partition_copy_wider = env_switch("GPUPRIM_PARTITION_COPY_WIDER");
     /* Out-of-place tiled transposes pick cache hints, and for 16-byte
      * elements the tile side, by their size against the L2

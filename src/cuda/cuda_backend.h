@@ -42,8 +42,8 @@ struct context_state {
     int partition_count_first; /* GPUPRIM_PARTITION_COUNT_FIRST: persistent partitions counted first, 1 always where they apply, 0 never, -1 (default) by size */
     int partition_wide_one_pass; /* GPUPRIM_PARTITION_WIDE_ONE_PASS: one-pass partitions on wide tiles, 1 wherever they fit, 0 never, -1 (default) where they pay */
     /* GPUPRIM_PARTITION_COPY_WIDER: 1-byte partitions into two buffers on
-     * wider tiles where they pay, 1 by flags too, 0 never, -1 (default) as
-     * cuda_tuning.h says */
+     * wider tiles where they pay, 1 by comparison and flags, 0 never, -1
+     * (default) as cuda_tuning.h says */
     int partition_copy_wider;
     long long l2_bytes;    /* the device's L2 */
     int transpose_size;    /* GPUPRIM_TRANSPOSE_SIZE: a transpose_size_class for every transpose, -1 (default) by size */
