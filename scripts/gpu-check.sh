@@ -107,20 +107,22 @@ if [ "$part" = 5 ]; then
   build=build-gpu-sanitize
   configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON)
 fi
+configure+=(-DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
 
 # A build made on the development machine (scripts/gpu-prebuild.sh, carried
 # as .gpu-prebuilt) stands in for configure and build where it was made from
-# these sources at this root (scripts/source-stamp.sh), every program its
-# ctest files name outside the repository is here (the Python interpreter,
-# elsewhere on this machine, by its name on PATH), and its tool starts (with
-# the toolkit's libcudart where the loader does not find one). Else
-# configure and build run here as before, in a folder emptied of the pack.
+# these sources at this root with these flags (scripts/source-stamp.sh),
+# every program its ctest files name outside the repository is here (the
+# Python interpreter, elsewhere on this machine, by its name on PATH), and
+# its tool starts (with the toolkit's libcudart where the loader does not
+# find one). Else configure and build run here as before, in a folder
+# emptied of the pack.
 prebuilt_why=""
 use_prebuilt() {
   local pack=.gpu-prebuilt stamp p q
   [ "$part" != 5 ] || { prebuilt_why="part 5 builds with the host sanitizers"; return 1; }
   [ -s $pack/stamp ] && [ -s $pack/$build.tar.xz ] || { prebuilt_why="none carried"; return 1; }
-  stamp=$(scripts/source-stamp.sh)
+  stamp=$(scripts/source-stamp.sh "${configure[@]}")
   [ "$stamp" = "$(cat $pack/stamp)" ] || { prebuilt_why="made from other sources"; return 1; }
   if [ "$(cat $build/.prebuilt-stamp 2>/dev/null)" != "$stamp" ]; then
     rm -rf $build && mkdir -p $build
@@ -157,8 +159,7 @@ else
   [ ! -d $build ] || [ -d $build/CMakeFiles ] || rm -rf $build
 fi
 if [ $prebuilt_used -eq 0 ]; then
-  step configure cmake -S . -B $build "${configure[@]}" -DGPUPRIM_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 || { pack; cat "$out/summary.txt"; exit 1; }
+  step configure cmake -S . -B $build "${configure[@]}" || { pack; cat "$out/summary.txt"; exit 1; }
   target=()
   [ $only_ladders -eq 1 ] && target=(--target gpuprim)
   step build cmake --build $build -j "$(nproc)" "${target[@]}" || { pack; cat "$out/summary.txt"; exit 1; }

@@ -17,8 +17,11 @@ cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 build=build-gpu
 pack=.gpu-prebuilt
-stamp=$(scripts/source-stamp.sh) # before the build: what it compiles
-cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+# gpu-check.sh's flags; were they to differ, the stamps would, and it would
+# build there instead.
+flags=(-DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+stamp=$(scripts/source-stamp.sh "${flags[@]}") # before the build: what it compiles
+cmake -S . -B $build "${flags[@]}" >/dev/null
 cmake --build $build -j "$(nproc)"
 mkdir -p $pack
 rm -f $pack/stamp $pack/$build.tar.xz
@@ -28,9 +31,9 @@ tar cf - -C $build --exclude='*.o' --exclude='*.a' --exclude='./CMakeFiles' --ex
   --exclude='./Testing' . | xz -T1 -6 --lzma2=preset=6,dict=96MiB >$pack/$build.tar.xz
 # The stamp last (a pack without one is never used), and only where no
 # source changed while it built.
-if [ "$(scripts/source-stamp.sh)" != "$stamp" ]; then
+if [ "$(scripts/source-stamp.sh "${flags[@]}")" != "$stamp" ]; then
   echo "gpu-prebuild: the sources changed during the build; run it again" >&2
   exit 1
 fi
 echo "$stamp" >$pack/stamp
-echo "gpu-prebuild: $pack/$build.tar.xz ($(du -h $pack/$build.tar.xz | cut -f1)), $(tail -1 $pack/stamp)"
+echo "gpu-prebuild: $pack/$build.tar.xz ($(du -h $pack/$build.tar.xz | cut -f1)), $(sed -n 2p $pack/stamp)"
