@@ -10,6 +10,7 @@
  * - select_flagged with every flag set: count N (past 2^31), out == in;
  * - partition_if x < 200: rejected items land past index 2^31; then
  *   partition_copy_if x < 200 into two buffers, which read as the same;
+ * - partition_copy_flagged into two buffers, flags from the bytes;
  * - the filter on non-decreasing data with a few smaller bytes past 2^31:
  *   every element but those survives (count past 2^31), and descending
  *   keeps only the leading run of the minimum.
@@ -172,6 +173,28 @@ int main(int argc, char **argv)
         check_status(&t, "partition_copy_if", s);
         GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)N) == 0,
                   "partition_copy_if: count %" PRId64 ", want %" PRId64, count, want);
+
+        /* partition_copy_flagged, flags from the bytes (about 2/3 set, any
+         * non-zero value): 1-byte splits by flags take their own kernel. */
+        uint8_t *flags = malloc((size_t)N);
+        if (!flags) abort();
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++) flags[i] = x[i] % 3 ? (uint8_t)(x[i] | 1) : 0;
+        want = gp_ref_partition(x, GP_DTYPE_U8, N, flags, GP_CMP_LT, &v, ref);
+        memset(y, 0, (size_t)N);
+        count = -1;
+        s = gp_malloc(ctx, (void **)&dflags, (size_t)N);
+        if (s == GP_STATUS_OK) s = gp_copy_from_host(ctx, dflags, flags, (size_t)N);
+        if (s == GP_STATUS_OK)
+            s = gp_partition_copy_flagged(ctx, din, GP_DTYPE_U8, N, dflags, dout, dout + N, NULL, &count);
+        if (s == GP_STATUS_OK && count >= 0 && count <= N) s = gp_copy_to_host(ctx, y, dout, (size_t)count);
+        if (s == GP_STATUS_OK && count >= 0 && count <= N)
+            s = gp_copy_to_host(ctx, y + count, dout + N, (size_t)(N - count));
+        check_status(&t, "partition_copy_flagged", s);
+        GPT_CHECK(&t, count == want && count > N / 2 && memcmp(ref, y, (size_t)N) == 0,
+                  "partition_copy_flagged: count %" PRId64 ", want %" PRId64, count, want);
+        gp_free(ctx, dflags);
+        free(flags);
         free(ref);
     }
 
