@@ -110,41 +110,13 @@ fi
 configure+=(-DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
 
 # A build made on the development machine (scripts/gpu-prebuild.sh, carried
-# as .gpu-prebuilt) stands in for configure and build where it was made from
-# these sources at this root with these flags (scripts/source-stamp.sh),
-# every program its ctest files name outside the repository is here (the
-# Python interpreter, elsewhere on this machine, by its name on PATH), and
-# its tool starts (with the toolkit's libcudart where the loader does not
-# find one). Else configure and build run here as before, in a folder
-# emptied of the pack.
-prebuilt_why=""
+# as .gpu-prebuilt) stands in for configure and build where scripts/prebuilt.sh
+# finds it made from these sources with these flags and its tool starts. Else
+# configure and build run here as before, in a folder emptied of the pack.
+. scripts/prebuilt.sh
 use_prebuilt() {
-  local pack=.gpu-prebuilt stamp p q
   [ "$part" != 5 ] || { prebuilt_why="part 5 builds with the host sanitizers"; return 1; }
-  [ -s $pack/stamp ] && [ -s $pack/$build.tar.xz ] || { prebuilt_why="none carried"; return 1; }
-  stamp=$(scripts/source-stamp.sh "${configure[@]}")
-  [ "$stamp" = "$(cat $pack/stamp)" ] || { prebuilt_why="made from other sources"; return 1; }
-  if [ "$(cat $build/.prebuilt-stamp 2>/dev/null)" != "$stamp" ]; then
-    rm -rf $build && mkdir -p $build
-    if command -v xz >/dev/null; then
-      tar xJf $pack/$build.tar.xz -C $build
-    else
-      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' $pack/$build.tar.xz $build
-    fi || { prebuilt_why="unpacking failed"; return 1; }
-    for p in $(grep -rhoE '"/[^"]+"' --include=CTestTestfile.cmake $build | tr -d '"' | sort -u); do
-      case "$p" in "$PWD"/*) continue ;; esac
-      [ -e "$p" ] && continue
-      q=$(command -v "$(basename "$p")") || { prebuilt_why="no $p here"; return 1; }
-      grep -rlF --include=CTestTestfile.cmake "\"$p\"" $build | xargs sed -i "s|\"$p\"|\"$q\"|g"
-    done
-  fi
-  if ldd ./$build/gpuprim | grep -q 'not found'; then
-    export LD_LIBRARY_PATH="$(dirname "$(command -v nvcc)")/../lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  fi
-  # Whether it loads and runs; the info step below then requires the GPU.
-  env -u GPUPRIM_REQUIRE_CUDA ./$build/gpuprim info >/dev/null 2>&1 ||
-    { prebuilt_why="its tool does not start"; return 1; }
-  echo "$stamp" >$build/.prebuilt-stamp
+  prebuilt_use $build "${configure[@]}"
 }
 t0=$(date +%s)
 prebuilt_used=0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every result of docs/RESULTS.md in ONE call of the device tool (600 s wall
 # at most; this script keeps itself under DEADLINE_S, default 540): builds the
-# tool (or uses build-dev/gpuprim when it was carried and runs), runs the four
+# tool (or uses build-dev/gpuprim when it was carried and runs, or the GPU
+# check's pack, .gpu-prebuilt, where scripts/prebuilt.sh takes it), runs the four
 # seed ladders and `gpuprim bench all`, each with CSV and JSON (the bench also
 # with --plot), and packs text, CSV, JSON, PNG, GPU facts and timings into
 # $OUT/results.tar.gz. A part that fails or runs out of time is recorded with
@@ -10,7 +11,7 @@
 # Then, here: tar xzf results.tar.gz -C R && python3 scripts/results_md.py R > docs/RESULTS.md
 #
 # Time plan on an H100 (estimates; the summary prints the real seconds):
-#   build         95-120 s (none with a carried build-dev/gpuprim)
+#   build         95-120 s (none with a carried build-dev/gpuprim or a matching .gpu-prebuilt)
 #   ladders       4 x at most LADDER_TIMEOUT (75 s) each; expected well under
 #   bench all     default dtypes per case, sizes 2^10..2^28 (BENCH_ARGS): about
 #                 40 series; each point times 3 implementations x 23 calls
@@ -52,15 +53,25 @@ record() { # part, exit status, seconds
 nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
 
 # ---------------------------------------------------------------- the tool
+# The GPU check's flags: its pack from scripts/gpu-prebuild.sh serves here too.
+flags=(-DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+. scripts/prebuilt.sh
 gp=""
 if [ -x build-dev/gpuprim ] && build-dev/gpuprim info >"$out/info.txt" 2>&1; then
   gp=build-dev/gpuprim
   echo "tool: build-dev/gpuprim (carried)" | tee -a "$out/facts.txt"
   record build-carried 0 0
+elif prebuilt_use build-gpu "${flags[@]}" && build-gpu/gpuprim info >"$out/info.txt" 2>&1; then
+  gp=build-gpu/gpuprim
+  echo "tool: build-gpu/gpuprim (from .gpu-prebuilt)" | tee -a "$out/facts.txt"
+  record build-prebuilt 0 0
 else
   t0=$(date +%s)
-  { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DGPUPRIM_BUILD_TESTS=OFF && cmake --build build-gpu -j "$(nproc)" --target gpuprim; } >"$out/build.log" 2>&1
+  echo "prebuilt not used: ${prebuilt_why:-its tool does not start}" >>"$out/facts.txt"
+  # A pack holds no CMakeFiles: unpacked here, it is no folder to build in.
+  [ ! -d build-gpu ] || [ -d build-gpu/CMakeFiles ] || rm -rf build-gpu
+  { cmake -S . -B build-gpu "${flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF &&
+      cmake --build build-gpu -j "$(nproc)" --target gpuprim; } >"$out/build.log" 2>&1
   rc=$?
   record build $rc $(( $(date +%s) - t0 ))
   if [ $rc -eq 0 ]; then

@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# Sourced by gpu-check.sh and gpu-results.sh: prebuilt_use BUILD FLAG...
+# unpacks the build that scripts/gpu-prebuild.sh packed into .gpu-prebuilt
+# (carried by the device call) into BUILD and returns 0 where it stands in
+# for configuring with FLAG... and building: it was made from these sources
+# at this root with these flags (scripts/source-stamp.sh), every program its
+# ctest files name outside the repository is here (the Python interpreter,
+# elsewhere on this machine, by its name on PATH), and its tool starts (with
+# the toolkit's libcudart, exported in LD_LIBRARY_PATH, where the loader
+# does not find one). Else it returns 1 with the reason in prebuilt_why and
+# leaves BUILD to the caller.
+prebuilt_why=""
+prebuilt_use() {
+  local build=$1 pack=.gpu-prebuilt stamp p q
+  shift
+  [ -s $pack/stamp ] && [ -s "$pack/$build.tar.xz" ] || { prebuilt_why="none carried"; return 1; }
+  stamp=$(scripts/source-stamp.sh "$@")
+  [ "$stamp" = "$(cat $pack/stamp)" ] || { prebuilt_why="made from other sources"; return 1; }
+  if [ "$(cat "$build/.prebuilt-stamp" 2>/dev/null)" != "$stamp" ]; then
+    rm -rf "$build" && mkdir -p "$build"
+    if command -v xz >/dev/null; then
+      tar xJf "$pack/$build.tar.xz" -C "$build"
+    else
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$pack/$build.tar.xz" "$build"
+    fi || { prebuilt_why="unpacking failed"; return 1; }
+    for p in $(grep -rhoE '"/[^"]+"' --include=CTestTestfile.cmake "$build" | tr -d '"' | sort -u); do
+      case "$p" in "$PWD"/*) continue ;; esac
+      [ -e "$p" ] && continue
+      q=$(command -v "$(basename "$p")") || { prebuilt_why="no $p here"; return 1; }
+      grep -rlF --include=CTestTestfile.cmake "\"$p\"" "$build" | xargs sed -i "s|\"$p\"|\"$q\"|g"
+    done
+  fi
+  if ldd "./$build/gpuprim" | grep -q 'not found'; then
+    export LD_LIBRARY_PATH="$(dirname "$(command -v nvcc)")/../lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+  # Whether it loads and runs; the caller's own steps then require the GPU.
+  env -u GPUPRIM_REQUIRE_CUDA "./$build/gpuprim" info >/dev/null 2>&1 ||
+    { prebuilt_why="its tool does not start"; return 1; }
+  echo "$stamp" >"$build/.prebuilt-stamp"
+}
