@@ -137,12 +137,13 @@ def header(rdir, meta, page=None):
         ("One call of the device tool on the machine named above, from the repository root, with the "
          "tool built here (`cmake -S . -B /tmp/bd -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON "
          "-DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build /tmp/bd --target gpuprim`) and carried alone, "
-         "stripped, as build-dev/gpuprim (a whole build tree is past the carry's 64 MiB); "
+         "stripped, as build-dev/gpuprim (a whole build tree is past the carry's 64 MiB), or with the GPU "
+         "check's pack (`scripts/gpu-prebuild.sh`, carried as .gpu-prebuilt); "
          "124-168 s on an H200:" if page else
          "One call of the device tool (an H100; about 8 minutes of its 10), from the repository root:"),
         "",
         "```",
-        ('run(kind="<that machine>", timeout_s=600, carry=["build-dev"],' if page else
+        ('run(kind="<that machine>", timeout_s=600, carry=["build-dev"],   # or [".gpu-prebuilt"]' if page else
          'run(kind="nvidia-h100-x1", timeout_s=600,'),
         '    command="GPUPRIM_COMMIT=<commit> scripts/gpu-results.sh")   # or ... ladders, then ... bench',
         "```",
