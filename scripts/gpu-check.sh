@@ -102,18 +102,16 @@ pack() {
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 nvcc --version | tail -2 | tee -a "$out/gpu.txt"
 
-configure=(-DCMAKE_BUILD_TYPE=Release)
-if [ "$part" = 5 ]; then
-  build=build-gpu-sanitize
-  configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON)
-fi
-configure+=(-DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
-
 # A build made on the development machine (scripts/gpu-prebuild.sh, carried
 # as .gpu-prebuilt) stands in for configure and build where scripts/prebuilt.sh
 # finds it made from these sources with these flags and its tool starts. Else
 # configure and build run here as before, in a folder emptied of the pack.
 . scripts/prebuilt.sh
+configure=("${prebuilt_flags[@]}")
+if [ "$part" = 5 ]; then
+  build=build-gpu-sanitize
+  configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON "${gpu_cuda_flags[@]}")
+fi
 use_prebuilt() {
   [ "$part" != 5 ] || { prebuilt_why="part 5 builds with the host sanitizers"; return 1; }
   prebuilt_use $build "${configure[@]}"

@@ -17,9 +17,8 @@ cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 build=build-gpu
 pack=.gpu-prebuilt
-# gpu-check.sh's flags; were they to differ, the stamps would, and it would
-# build there instead.
-flags=(-DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+. scripts/prebuilt.sh # prebuilt_flags: those gpu-check.sh configures with
+flags=("${prebuilt_flags[@]}")
 stamp=$(scripts/source-stamp.sh "${flags[@]}") # before the build: what it compiles
 cmake -S . -B $build "${flags[@]}" >/dev/null
 cmake --build $build -j "$(nproc)"

@@ -54,8 +54,8 @@ nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
 
 # ---------------------------------------------------------------- the tool
 # The GPU check's flags: its pack from scripts/gpu-prebuild.sh serves here too.
-flags=(-DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
 . scripts/prebuilt.sh
+flags=("${prebuilt_flags[@]}")
 gp=""
 if [ -x build-dev/gpuprim ] && build-dev/gpuprim info >"$out/info.txt" 2>&1; then
   gp=build-dev/gpuprim

@@ -9,6 +9,11 @@
 # the toolkit's libcudart, exported in LD_LIBRARY_PATH, where the loader
 # does not find one). Else it returns 1 with the reason in prebuilt_why and
 # leaves BUILD to the caller.
+# The GPU machine's CUDA flags, and the build the pack holds with them:
+# gpu-prebuild.sh builds it, gpu-check.sh (but for part 5) and
+# gpu-results.sh configure with it, so their stamps agree.
+gpu_cuda_flags=(-DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+prebuilt_flags=(-DCMAKE_BUILD_TYPE=Release "${gpu_cuda_flags[@]}")
 prebuilt_why=""
 prebuilt_use() {
   local build=$1 pack=.gpu-prebuilt stamp p q
