@@ -82,6 +82,16 @@ static int64_t first_bad_survivor(const unsigned char *x, const unsigned char *y
     return bad == INT64_MAX ? -1 : bad;
 }
 
+/* A split's two buffers read back one after the other into y: selected
+ * at d, rejected at d + N (count checked first, y holds N bytes). */
+static gp_status read_split(gp_ctx *ctx, unsigned char *y, const unsigned char *d, int64_t count)
+{
+    if (count < 0 || count > N) return GP_STATUS_OK; /* the count check fails it */
+    gp_status s = gp_copy_to_host(ctx, y, d, (size_t)count);
+    if (s == GP_STATUS_OK) s = gp_copy_to_host(ctx, y + count, d + N, (size_t)(N - count));
+    return s;
+}
+
 static void check_status(gpt *t, const char *what, gp_status s)
 {
     GPT_CHECK(t, s == GP_STATUS_OK, "%s: %s (%s)", what, gp_status_name(s), gp_ctx_last_error(t->ctx));
@@ -167,9 +177,7 @@ int main(int argc, char **argv)
         memset(y, 0, (size_t)N);
         count = -1;
         s = gp_partition_copy_if(ctx, din, GP_DTYPE_U8, N, GP_CMP_LT, &v, dout, dout + N, NULL, &count);
-        if (s == GP_STATUS_OK && count >= 0 && count <= N) s = gp_copy_to_host(ctx, y, dout, (size_t)count);
-        if (s == GP_STATUS_OK && count >= 0 && count <= N)
-            s = gp_copy_to_host(ctx, y + count, dout + N, (size_t)(N - count));
+        if (s == GP_STATUS_OK) s = read_split(ctx, y, dout, count);
         check_status(&t, "partition_copy_if", s);
         GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)N) == 0,
                   "partition_copy_if: count %" PRId64 ", want %" PRId64, count, want);
@@ -187,9 +195,7 @@ int main(int argc, char **argv)
         if (s == GP_STATUS_OK) s = gp_copy_from_host(ctx, dflags, flags, (size_t)N);
         if (s == GP_STATUS_OK)
             s = gp_partition_copy_flagged(ctx, din, GP_DTYPE_U8, N, dflags, dout, dout + N, NULL, &count);
-        if (s == GP_STATUS_OK && count >= 0 && count <= N) s = gp_copy_to_host(ctx, y, dout, (size_t)count);
-        if (s == GP_STATUS_OK && count >= 0 && count <= N)
-            s = gp_copy_to_host(ctx, y + count, dout + N, (size_t)(N - count));
+        if (s == GP_STATUS_OK) s = read_split(ctx, y, dout, count);
         check_status(&t, "partition_copy_flagged", s);
         GPT_CHECK(&t, count == want && count > N / 2 && memcmp(ref, y, (size_t)N) == 0,
                   "partition_copy_flagged: count %" PRId64 ", want %" PRId64, count, want);
