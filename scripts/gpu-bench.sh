@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every benchmark of `gpuprim bench` on the GPU, in one call of the device
-# tool: builds the tool (sm_90) unless build-gpu has it, runs each case
+# tool: takes the tool from the GPU check's pack (.gpu-prebuilt, where
+# scripts/prebuilt.sh takes it) or builds it (sm_90, the pack's flags) in
+# build-gpu, brought up to date where configured there already, runs each case
 # against its peer and ceiling, and packs text, CSV, JSON and a plot per case
 # into $OUT/gpu-bench.tar.gz. Verdict lines are printed last. (For
 # docs/RESULTS.md, scripts/gpu-results.sh runs `bench all` and the ladders.)
@@ -11,12 +13,16 @@ final=${OUT:-$PWD/gpu-bench-out}
 out=$(mktemp -d /tmp/gpu-bench.XXXXXX)
 mkdir -p "$final"
 build="build-gpu"
-if [ ! -x $build/gpuprim ]; then
-  { cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DGPUPRIM_BUILD_TESTS=OFF && cmake --build $build -j "$(nproc)" --target gpuprim; } \
-    >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+. scripts/prebuilt.sh
+if ! prebuilt_use $build "${prebuilt_flags[@]}"; then
+  echo "prebuilt not used: $prebuilt_why" >>"$out/gpu.txt"
+  # A pack holds no CMakeFiles: unpacked here, it is no folder to build in.
+  [ -d $build/CMakeFiles ] || { rm -rf $build &&
+    cmake -S . -B $build "${prebuilt_flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF >"$out/build.log" 2>&1; } &&
+    cmake --build $build -j "$(nproc)" --target gpuprim >>"$out/build.log" 2>&1 ||
+    { tail -30 "$out/build.log"; exit 1; }
 fi
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader >"$out/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader >>"$out/gpu.txt"
 plot=1 # --plot needs libpng, which the device machine may lack
 ldd ./$build/gpuprim 2>/dev/null | grep -q libpng || { plot=0; echo "no libpng: no plots" | tee -a "$out/gpu.txt"; }
 

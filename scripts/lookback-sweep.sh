@@ -4,9 +4,10 @@
 # src/cuda/cuda_tuning.h), in one device call. Run on the GPU machine.
 # Result on the H200, 2026-11-22: see docs/perf/scan.md.
 export PATH=/usr/local/cuda/bin:$PATH
+. scripts/prebuilt.sh # the GPU check's flags
 for v in 1024 128 0; do
-  ( cmake -S . -B build-s$v -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DGPUPRIM_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS=-DGP_LOOKBACK_MAX_SLEEP_NS=$v >/dev/null &&
+  ( cmake -S . -B build-s$v "${prebuilt_flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF \
+      -DCMAKE_CUDA_FLAGS=-DGP_LOOKBACK_MAX_SLEEP_NS=$v >/dev/null &&
     cmake --build build-s$v -j6 --target gpuprim >/dev/null ) &
 done
 wait

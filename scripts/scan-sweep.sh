@@ -14,6 +14,7 @@
 # Reasoning and predictions per variant: docs/perf/scan.md.
 set -uo pipefail
 export PATH="/usr/local/cuda/bin:$PATH"
+. scripts/prebuilt.sh # the GPU check's flags (prebuilt_flags)
 t0=$(date +%s)
 budget_s=${SWEEP_BUDGET_S:-480}
 final=${OUT:-$PWD/scan-sweep-out}
@@ -40,8 +41,8 @@ for v in "${variants[@]}"; do
   name=${v%%=*}
   defs=${v#*=}
   (
-    cmake -S . -B "build-sweep-$name" -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUPRIM_BUILD_TESTS=OFF "-DCMAKE_CUDA_FLAGS=$defs -Xptxas=-v" &&
+    cmake -S . -B "build-sweep-$name" "${prebuilt_flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF \
+      "-DCMAKE_CUDA_FLAGS=$defs -Xptxas=-v" &&
       cmake --build "build-sweep-$name" -j "$jobs" --target gpuprim
   ) >"$out/build-$name.log" 2>&1 &
 done
