@@ -34,6 +34,8 @@
 # A build packed here by scripts/gpu-prebuild.sh and carried as
 # .gpu-prebuilt replaces configure and build where it matches the sources
 # (below); the summary's prebuilt line says whether it was used and why not.
+# Part 5's sanitized build is packed by `gpu-prebuild.sh --sanitize` into
+# .gpu-prebuilt-sanitize, which a part 5 call carries instead.
 set -uo pipefail
 # Logs, CSV and JSON are written to a work folder, then packed into one
 # archive in $OUT (the device tool brings back at most 8 files).
@@ -110,15 +112,11 @@ nvcc --version | tail -2 | tee -a "$out/gpu.txt"
 configure=("${prebuilt_flags[@]}")
 if [ "$part" = 5 ]; then
   build=build-gpu-sanitize
-  configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON "${gpu_cuda_flags[@]}")
+  configure=("${sanitize_flags[@]}")
 fi
-use_prebuilt() {
-  [ "$part" != 5 ] || { prebuilt_why="part 5 builds with the host sanitizers"; return 1; }
-  prebuilt_use $build "${configure[@]}"
-}
 t0=$(date +%s)
 prebuilt_used=0
-if use_prebuilt; then
+if prebuilt_use $build "${configure[@]}"; then
   prebuilt_used=1
   record prebuilt "PASS (used)" $(( $(date +%s) - t0 ))
   echo "== prebuilt: used in place of configure and build"
