@@ -30,7 +30,7 @@ case "${1:-}" in
   --sanitize) builds+=(build-gpu-sanitize) ;;
   *) echo "usage: scripts/gpu-prebuild.sh [--sanitize]" >&2; exit 2 ;;
 esac
-rm -f .gpu-prebuilt/stamp # the single stamp of packs before build-gpu-sanitize
+rm -f .gpu-prebuilt/stamp # its name in packs made before build-gpu.stamp
 for build in "${builds[@]}"; do
   pack=$(prebuilt_pack $build)
   mkdir -p "$pack"

@@ -1,18 +1,18 @@
 # shellcheck shell=bash
-# Sourced by the GPU scripts: prebuilt_use BUILD FLAG...
-# unpacks the build that scripts/gpu-prebuild.sh packed (build-gpu into
-# .gpu-prebuilt, build-gpu-sanitize into .gpu-prebuilt-sanitize: a call
-# carries the one it needs, as both pass the device tool's 64 MiB) into BUILD and returns 0 where it stands in
-# for configuring with FLAG... and building: it was made from these sources
-# at this root with these flags (scripts/source-stamp.sh), every program its
-# ctest files name outside the repository is here (the Python interpreter,
-# elsewhere on this machine, by its name on PATH), and its tool starts (with
-# the toolkit's libcudart, exported in LD_LIBRARY_PATH, where the loader
-# does not find one). Else it returns 1 with the reason in prebuilt_why and
-# leaves BUILD to the caller.
-# The GPU machine's CUDA flags, and the two builds a pack may hold with
-# them, so that the stamps of gpu-prebuild.sh and of the scripts agree:
-# build-gpu (prebuilt_flags: gpu-check.sh but for part 5, gpu-results.sh,
+# Sourced by the GPU scripts: prebuilt_use BUILD FLAG... unpacks the build
+# that scripts/gpu-prebuild.sh packed (build-gpu into .gpu-prebuilt,
+# build-gpu-sanitize into .gpu-prebuilt-sanitize: a call carries the one it
+# needs, as the two pass the device tool's 64 MiB) into BUILD and returns 0
+# where it stands in for configuring with FLAG... and building: it was made
+# from these sources at this root with these flags (scripts/source-stamp.sh),
+# every program its ctest files name outside the repository is here (the
+# Python interpreter, elsewhere on this machine, by its name on PATH), and its
+# tool starts (with the toolkit's libcudart, exported in LD_LIBRARY_PATH,
+# where the loader does not find one). Else it returns 1 with the reason in
+# prebuilt_why and leaves BUILD to the caller.
+# The GPU machine's CUDA flags, and the two builds packed with them, so that
+# the stamps of gpu-prebuild.sh and of the scripts agree: build-gpu
+# (prebuilt_flags: gpu-check.sh but for part 5, gpu-results.sh,
 # gpu-bench.sh) and build-gpu-sanitize (sanitize_flags: part 5, the host
 # code under AddressSanitizer and UndefinedBehaviorSanitizer; its tool is
 # started with ASAN_OPTIONS=protect_shadow_gap=0, as part 5 runs it).
