@@ -134,17 +134,16 @@ def header(rdir, meta, page=None):
         "",
         "## How to regenerate",
         "",
-        ("One call of the device tool on the machine named above, from the repository root, with the "
-         "tool built here (`cmake -S . -B /tmp/bd -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON "
+        ("One call of the device tool on the machine named above, from the repository root, with the GPU "
+         "check's pack made here first (`scripts/gpu-prebuild.sh`, carried as .gpu-prebuilt), or with the tool "
+         "built here (`cmake -S . -B /tmp/bd -DCMAKE_BUILD_TYPE=Release -DGPUPRIM_CUDA=ON "
          "-DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build /tmp/bd --target gpuprim`) and carried alone, "
-         "stripped, as build-dev/gpuprim (a whole build tree is past the carry's 64 MiB), or with the GPU "
-         "check's pack (`scripts/gpu-prebuild.sh`, carried as .gpu-prebuilt); "
-         "124-168 s on an H200:" if page else
-         "One call of the device tool (an H100; about 8 minutes of its 10), from the repository root:"),
+         "stripped, as build-dev/gpuprim (a whole build tree is past the carry's 64 MiB); 124-168 s with "
+         "either on an H100 or H200 (without, the call builds the tool first: 95-120 s more on an H100):"),
         "",
         "```",
-        ('run(kind="<that machine>", timeout_s=600, carry=["build-dev"],   # or [".gpu-prebuilt"]' if page else
-         'run(kind="nvidia-h100-x1", timeout_s=600,'),
+        f'run(kind="{"<that machine>" if page else "nvidia-h100-x1"}", timeout_s=600, carry=[".gpu-prebuilt"],'
+        '   # or ["build-dev"]',
         '    command="GPUPRIM_COMMIT=<commit> scripts/gpu-results.sh")   # or ... ladders, then ... bench',
         "```",
         "",
