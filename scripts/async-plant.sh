@@ -34,8 +34,7 @@ seeds() { # label: runs seeds 1-3, each under $limit s, and prints their verdict
 }
 echo "commit ${GPUPRIM_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}"
 . scripts/prebuilt.sh # the GPU check's flags; the plant needs a build, not the pack
-# A pack holds no CMakeFiles: unpacked here, it is no folder to build in.
-[ ! -d $b ] || [ -d $b/CMakeFiles ] || rm -rf $b
+prebuilt_clear $b
 cmake -S . -B $b "${prebuilt_flags[@]}" >/dev/null || exit 1
 timeout 400 cmake --build $b -j "$(nproc)" --target test_async 2>&1 | grep -E 'error' | head
 at built

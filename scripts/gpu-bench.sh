@@ -16,10 +16,10 @@ build="build-gpu"
 . scripts/prebuilt.sh
 if ! prebuilt_use $build "${prebuilt_flags[@]}"; then
   echo "prebuilt not used: $prebuilt_why" >>"$out/gpu.txt"
-  # A pack holds no CMakeFiles: unpacked here, it is no folder to build in.
-  [ -d $build/CMakeFiles ] || { rm -rf $build &&
-    cmake -S . -B $build "${prebuilt_flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF >"$out/build.log" 2>&1; } &&
-    cmake --build $build -j "$(nproc)" --target gpuprim >>"$out/build.log" 2>&1 ||
+  prebuilt_clear $build
+  # A folder configured already is brought up to date, not configured again.
+  { { [ -d $build/CMakeFiles ] || cmake -S . -B $build "${prebuilt_flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF; } &&
+      cmake --build $build -j "$(nproc)" --target gpuprim; } >"$out/build.log" 2>&1 ||
     { tail -30 "$out/build.log"; exit 1; }
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader >>"$out/gpu.txt"

@@ -123,8 +123,7 @@ if prebuilt_use $build "${configure[@]}"; then
 else
   record "prebuilt: $prebuilt_why" "not used" $(( $(date +%s) - t0 ))
   echo "== prebuilt not used: $prebuilt_why"
-  # A pack holds no CMakeFiles: unpacked here, it is no folder to build in.
-  [ ! -d $build ] || [ -d $build/CMakeFiles ] || rm -rf $build
+  prebuilt_clear $build
 fi
 if [ $prebuilt_used -eq 0 ]; then
   step configure cmake -S . -B $build "${configure[@]}" || { pack; cat "$out/summary.txt"; exit 1; }

@@ -55,22 +55,20 @@ nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
 # ---------------------------------------------------------------- the tool
 # The GPU check's flags: its pack from scripts/gpu-prebuild.sh serves here too.
 . scripts/prebuilt.sh
-flags=("${prebuilt_flags[@]}")
 gp=""
 if [ -x build-dev/gpuprim ] && build-dev/gpuprim info >"$out/info.txt" 2>&1; then
   gp=build-dev/gpuprim
   echo "tool: build-dev/gpuprim (carried)" | tee -a "$out/facts.txt"
   record build-carried 0 0
-elif prebuilt_use build-gpu "${flags[@]}" && build-gpu/gpuprim info >"$out/info.txt" 2>&1; then
+elif prebuilt_use build-gpu "${prebuilt_flags[@]}" && build-gpu/gpuprim info >"$out/info.txt" 2>&1; then
   gp=build-gpu/gpuprim
   echo "tool: build-gpu/gpuprim (from .gpu-prebuilt)" | tee -a "$out/facts.txt"
   record build-prebuilt 0 0
 else
   t0=$(date +%s)
   echo "prebuilt not used: ${prebuilt_why:-its tool does not start}" >>"$out/facts.txt"
-  # A pack holds no CMakeFiles: unpacked here, it is no folder to build in.
-  [ ! -d build-gpu ] || [ -d build-gpu/CMakeFiles ] || rm -rf build-gpu
-  { cmake -S . -B build-gpu "${flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF &&
+  prebuilt_clear build-gpu
+  { cmake -S . -B build-gpu "${prebuilt_flags[@]}" -DGPUPRIM_BUILD_TESTS=OFF &&
       cmake --build build-gpu -j "$(nproc)" --target gpuprim; } >"$out/build.log" 2>&1
   rc=$?
   record build $rc $(( $(date +%s) - t0 ))

@@ -21,6 +21,9 @@ gpu_cuda_flags=(-DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
 prebuilt_flags=(-DCMAKE_BUILD_TYPE=Release "${gpu_cuda_flags[@]}")
 sanitize_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON "${gpu_cuda_flags[@]}")
 prebuilt_why=""
+# A pack holds no CMakeFiles: unpacked into BUILD, it is no folder to
+# configure or build in, so a caller that builds there empties it first.
+prebuilt_clear() { [ ! -d "$1" ] || [ -d "$1/CMakeFiles" ] || rm -rf "$1"; }
 prebuilt_use() {
   local build=$1 pack stamp p q
   pack=$(prebuilt_pack "$build")
