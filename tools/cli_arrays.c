@@ -51,12 +51,7 @@ int cli_save_array_pair(const char *path_a, const void *a, int64_t na, const cha
         cli_outfile_abort(&fa);
         return rc;
     }
-    rc = cli_outfile_commit(&fa);
-    if (rc != CLI_EXIT_OK) {
-        cli_outfile_abort(&fb);
-        return rc;
-    }
-    return cli_outfile_commit(&fb);
+    return cli_outfile_commit_pair(&fa, &fb);
 }
 
 /* A .npy of numpy booleans, which the general loader does not take. */

@@ -94,21 +94,22 @@ static void print_json(const hist_request *r, const gp_ctx *ctx, uint64_t counte
     printf("}\n");
 }
 
-static int write_counts(const hist_request *r, const char *path)
+/* Writes the counts into f, opened here for `path`; the caller commits it
+ * with the plot (cli_outfile_commit_pair). */
+static int write_counts(const hist_request *r, const char *path, cli_outfile *f)
 {
     size_t len = strlen(path);
     int npy = len >= 4 && strcmp(path + len - 4, ".npy") == 0;
-    cli_outfile f;
-    int rc = cli_outfile_open(&f, path);
+    int rc = cli_outfile_open(f, path);
     if (rc != CLI_EXIT_OK) return rc;
-    int bad = npy ? cli_npy_write_header(f.fp, GP_DTYPE_U64, r->bins) ||
-                        cli_npy_write_values(f.fp, r->counts, GP_DTYPE_U64, (size_t)r->bins)
-                  : cli_text_write_values(f.fp, r->counts, GP_DTYPE_U64, (size_t)r->bins);
-    if (bad) {
-        cli_outfile_abort(&f);
+    int bad = npy ? cli_npy_write_header(f->fp, GP_DTYPE_U64, r->bins) ||
+                        cli_npy_write_values(f->fp, r->counts, GP_DTYPE_U64, (size_t)r->bins)
+                  : cli_text_write_values(f->fp, r->counts, GP_DTYPE_U64, (size_t)r->bins);
+    if (bad || fflush(f->fp) != 0) {
+        cli_outfile_abort(f);
         return cli_error("%s: writing the counts failed", path);
     }
-    return cli_outfile_commit(&f);
+    return CLI_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------ running */
@@ -170,6 +171,8 @@ static int run_histogram(const cli_args *args)
     if (edges && (bins || range)) return cli_usage_error("give either --edges or --bins with --range, not both");
     if (!edges && (!bins || !range))
         return cli_usage_error("give --bins B with --range LO:HI (even bins), or --edges FILE");
+    if (out && plot && cli_outputs_collide(plot, out))
+        return cli_usage_error("--plot %s and -o %s name the same file: each needs its own", plot, out);
     int rc = CLI_EXIT_OK;
     if (!edges) rc = cli_parse_int64_option(bins, "--bins", 1, 1 << 20, &r.bins);
     if (rc == CLI_EXIT_OK && !edges) rc = parse_range(range, &r.lower, &r.upper);
@@ -193,15 +196,21 @@ static int run_histogram(const cli_args *args)
     if (rc == CLI_EXIT_OK) rc = histogram_on_ctx(ctx, &a, &r);
     uint64_t counted = 0;
     for (int64_t b = 0; rc == CLI_EXIT_OK && b < r.bins; b++) counted += r.counts[b];
-    if (rc == CLI_EXIT_OK && out) rc = write_counts(&r, out);
-    if (rc == CLI_EXIT_OK && plot) {
+    /* Both files or neither: each is written under its temporary name, then both are renamed. */
+    cli_outfile counts_file, plot_file;
+    memset(&counts_file, 0, sizeof counts_file);
+    memset(&plot_file, 0, sizeof plot_file);
+    if (rc == CLI_EXIT_OK && out) rc = write_counts(&r, out, &counts_file);
+    if (rc == CLI_EXIT_OK && plot && (rc = cli_outfile_open(&plot_file, plot)) == CLI_EXIT_OK) {
         char title[160];
         const char *slash = strrchr(r.path, '/');
         snprintf(title, sizeof title, "%s: %" PRId64 " %s values, %" PRIu64 " in %" PRId64 " bins",
                  strcmp(r.path, "-") ? (slash ? slash + 1 : r.path) : "stdin", r.n, gp_dtype_name(r.t), counted, r.bins);
         cli_plot p = {r.counts, r.bins, boundary, &r, title};
-        rc = cli_plot_write_png(&p, plot);
+        rc = cli_plot_write_png(&p, &plot_file);
     }
+    if (rc == CLI_EXIT_OK) rc = cli_outfile_commit_pair(&counts_file, &plot_file);
+    else cli_outfile_abort(&counts_file); /* the plot's file, if opened, is aborted already */
     if (rc == CLI_EXIT_OK) {
         if (args->json) print_json(&r, ctx, counted, !out);
         else if (!out) print_table(&r);

@@ -9,28 +9,41 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/* The temporary file of the output being written, removed on SIGINT or
- * SIGTERM. One output at a time is all the tool needs. */
-static char *volatile pending_temp;
+/* The temporary files of the outputs being written, removed on SIGINT or
+ * SIGTERM: two at most, a split partition's (cli_save_array_pair holds
+ * both open until both are written). */
+#define MAX_PENDING 2
+static char *volatile pending_temp[MAX_PENDING];
 
 static void remove_pending_and_reraise(int sig)
 {
-    char *t = pending_temp;
-    if (t) unlink(t); /* async-signal-safe */
+    for (int i = 0; i < MAX_PENDING; i++) {
+        char *t = pending_temp[i];
+        if (t) unlink(t); /* async-signal-safe */
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void track_temp(char *temp)
+/* Adds temp to the pending files, or (done) takes it off; the handlers
+ * stay while any is pending. */
+static void track_temp(char *temp, int done)
 {
-    pending_temp = temp;
-    signal(SIGINT, temp ? remove_pending_and_reraise : SIG_DFL);
-    signal(SIGTERM, temp ? remove_pending_and_reraise : SIG_DFL);
+    int any = 0;
+    for (int i = 0, placed = 0; i < MAX_PENDING; i++) {
+        if (done && pending_temp[i] == temp) pending_temp[i] = NULL;
+        else if (!done && !placed && !pending_temp[i]) pending_temp[i] = temp, placed = 1;
+        any |= pending_temp[i] != NULL;
+    }
+    signal(SIGINT, any ? remove_pending_and_reraise : SIG_DFL);
+    signal(SIGTERM, any ? remove_pending_and_reraise : SIG_DFL);
 }
 
 int cli_outfile_open(cli_outfile *f, const char *path)
@@ -70,13 +83,13 @@ int cli_outfile_open(cli_outfile *f, const char *path)
         memset(f, 0, sizeof *f);
         return cli_error("cannot create '%s': %s", path, strerror(e));
     }
-    track_temp(f->temp_path);
+    track_temp(f->temp_path, 0);
     return CLI_EXIT_OK;
 }
 
 static void release(cli_outfile *f)
 {
-    track_temp(NULL);
+    track_temp(f->temp_path, 1);
     free(f->path);
     free(f->temp_path);
     memset(f, 0, sizeof *f);
@@ -111,4 +124,36 @@ int cli_outfile_commit(cli_outfile *f)
     }
     release(f);
     return CLI_EXIT_OK;
+}
+
+int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b)
+{
+    int rc = a->temp_path ? cli_outfile_commit(a) : CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK) {
+        cli_outfile_abort(b);
+        return rc;
+    }
+    return b->temp_path ? cli_outfile_commit(b) : CLI_EXIT_OK;
+}
+
+/* Whether stat finds the folder of `path` ("." where it names none). */
+static int stat_folder(const char *path, struct stat *st)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return stat(".", st) == 0;
+    char folder[PATH_MAX];
+    size_t len = slash == path ? 1 : (size_t)(slash - path);
+    if (len >= sizeof folder) return 0; /* too long to create either */
+    memcpy(folder, path, len);
+    folder[len] = '\0';
+    return stat(folder, st) == 0;
+}
+
+int cli_outputs_collide(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return 1;
+    const char *slash_a = strrchr(a, '/'), *slash_b = strrchr(b, '/');
+    if (strcmp(slash_a ? slash_a + 1 : a, slash_b ? slash_b + 1 : b) != 0) return 0;
+    struct stat sa, sb;
+    return stat_folder(a, &sa) && stat_folder(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

@@ -25,6 +25,15 @@ int cli_outfile_open(cli_outfile *f, const char *path);
 int cli_outfile_commit(cli_outfile *f);
 /* Closes and removes the temporary file (a failed run leaves nothing). */
 void cli_outfile_abort(cli_outfile *f);
+/* Commits a, then b, so that two outputs appear together: where a's commit
+ * fails, b is removed unwritten (only a failed rename of b, after a's,
+ * leaves one). A zeroed cli_outfile (never opened) stands for none. */
+int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b);
+/* Whether two output paths name one entry of one folder, however spelled
+ * (p.txt, ./p.txt, d/../p.txt, a link to the folder): the second rename
+ * would replace the first file. Links to a file are entries of their own,
+ * which rename replaces, not the file they name. */
+int cli_outputs_collide(const char *a, const char *b);
 
 /* The .npy version 1.0 header of a 1-D little-endian array. */
 int cli_npy_write_header(FILE *fp, gp_dtype t, int64_t n);

@@ -148,23 +148,20 @@ static void draw(plot_canvas *c, const cli_plot *p)
 
 int cli_plot_available(void) { return plot_png_available(); }
 
-int cli_plot_write_png(const cli_plot *p, const char *path)
+int cli_plot_write_png(const cli_plot *p, cli_outfile *f)
 {
+    const char *path = f->path;
+    int rc = CLI_EXIT_OK;
+    plot_canvas *c = NULL;
     if (!plot_png_available())
-        return cli_error("%s: this gpuprim was built without libpng, so it cannot write PNG plots", path);
-    plot_canvas *c = plot_canvas_new(WIDTH, HEIGHT, WHITE);
-    if (!c) return cli_error("out of host memory for the plot");
-    draw(c, p);
-    cli_outfile f;
-    int rc = cli_outfile_open(&f, path);
-    if (rc == CLI_EXIT_OK) {
-        if (plot_write_png(c, f.fp) != 0) {
-            cli_outfile_abort(&f);
-            rc = cli_error("%s: writing the PNG failed", path);
-        } else {
-            rc = cli_outfile_commit(&f);
-        }
+        rc = cli_error("%s: this gpuprim was built without libpng, so it cannot write PNG plots", path);
+    else if (!(c = plot_canvas_new(WIDTH, HEIGHT, WHITE)))
+        rc = cli_error("out of host memory for the plot");
+    if (c) {
+        draw(c, p);
+        if (plot_write_png(c, f->fp) != 0 || fflush(f->fp) != 0) rc = cli_error("%s: writing the PNG failed", path);
+        plot_canvas_free(c);
     }
-    plot_canvas_free(c);
+    if (rc != CLI_EXIT_OK) cli_outfile_abort(f);
     return rc;
 }

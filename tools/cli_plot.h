@@ -19,8 +19,10 @@ typedef struct cli_plot {
 
 /* 1 if this build can write PNG files. */
 int cli_plot_available(void);
-/* Draws the chart and writes it to `path` (all or nothing). Prints the
- * error and returns an exit code. */
-int cli_plot_write_png(const cli_plot *p, const char *path);
+struct cli_outfile;
+/* Draws the chart into f, opened by the caller, who commits it (with the
+ * other outputs of its run). On failure aborts f, prints the error and
+ * returns an exit code. */
+int cli_plot_write_png(const cli_plot *p, struct cli_outfile *f);
 
 #endif /* CLI_PLOT_H */

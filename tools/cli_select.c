@@ -6,6 +6,7 @@
 #include "cli_arrays.h"
 #include "cli_common.h"
 #include "cli_input.h"
+#include "cli_output.h"
 #include "cli_values.h"
 
 #include <inttypes.h>
@@ -144,8 +145,8 @@ static int run_kind(const cli_args *args, sel_kind kind)
     if (kind != SEL_STALIN && !flags_path == !test)
         return cli_usage_error("give exactly one of --flags FLAGS and --if CMP:VALUE");
     if (!path) return cli_usage_error("-o FILE is required");
-    if (rejected_path && strcmp(rejected_path, path) == 0)
-        return cli_usage_error("--rejected and -o name the same file (%s): each needs its own", path);
+    if (rejected_path && cli_outputs_collide(rejected_path, path))
+        return cli_usage_error("--rejected %s and -o %s name the same file: each needs its own", rejected_path, path);
     int rc = test ? cli_parse_if_option(test, &r.cmp, &value_text) : CLI_EXIT_OK;
     gp_dtype text_dtype = (gp_dtype)0;
     if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);

@@ -292,10 +292,15 @@ golden_cases() {
         histogram --bins 2 --range 1:1e999 ints.txt'
     if "${RUN[@]}" histogram --bins 2 --range 0:1 --plot /dev/null empty.npy 2>&1 | grep -q "without libpng"; then
         skip "histogram_plot (built without libpng)"
+        skip "err_histogram_outputs (built without libpng)"
     else
         check histogram_plot 0 '^ok$' 'gen --dtype f32 --n 100000 --dist normal --seed 2 -o g.npy &&
             histogram --bins 64 --range -4:4 --plot g.png -o g_counts.npy g.npy &&
             [ "$(od -An -tx1 -N8 g.png | tr -d " ")" = 89504e470d0a1a0a ] && [ $(wc -c <g.png) -gt 2000 ] && echo ok'
+        # The counts and the plot: never one file, and both or neither.
+        golden err_histogram_outputs 'histogram --bins 4 --range 0:10 -o hp.png --plot ./hp.png ints.txt;
+            histogram --bins 4 --range 0:10 -o hc.txt --plot no_such_dir/hp.png ints.txt;
+            for f in hp.png hc.txt; do test -e $f && echo "$f written"; done; leftovers'
     fi
     golden err_histogram_args 'histogram ints.txt; histogram --bins 4 ints.txt; histogram --bins 4 --range 0:1 --edges e.txt ints.txt;
         histogram --bins 0 --range 0:1 ints.txt; histogram --bins 1048577 --range 0:1 ints.txt;
@@ -341,7 +346,19 @@ golden_cases() {
     golden err_partition_copy_args 'partition --if lt:3 --rejected x.txt v1_i4.npy -o x.txt;
         sel --if lt:3 --rejected r.txt v1_i4.npy -o x.txt; partition --if lt:3 --rejected v1_i4.npy -o x.txt;
         partition --if lt:3 --rejected no_such_dir/r.txt v1_i4.npy -o kept.txt; test -e kept.txt && echo kept.txt written;
+        mkdir -p d && ln -s . here && partition --if lt:3 --rejected ./same.txt v1_i4.npy -o same.txt;
+        partition --if lt:3 --rejected d/../same.txt v1_i4.npy -o same.txt;
+        partition --if lt:3 --rejected here/same.txt v1_i4.npy -o same.txt; test -e same.txt && echo same.txt written;
+        partition --if lt:3 --rejected d/same.txt v1_i4.npy -o same.txt && cat same.txt d/same.txt;
         leftovers'
+    # Interrupted while a split writes its second file, the tool leaves neither output nor a temporary file.
+    check partition_copy_interrupted 0 '^interrupted with 2 temporary files: exit 130, temporary files left: 0, outputs 0$' \
+        'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && {
+        "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt & pid=$!;
+        for i in $(seq 3000); do seen=$(ls -a | grep -c gpuprim-tmp); [ "$seen" -ge 2 ] && break; sleep 0.01; done;
+        kill -INT $pid; wait $pid; rc=$?;
+        echo "interrupted with $seen temporary files: exit $rc, $(leftovers), outputs $(ls big_s.txt big_r.txt 2>/dev/null | wc -l)";
+        rm -f big.npy ./*gpuprim-tmp*; }'
     exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
         stalin --descending a.txt -o d.txt && cat d.txt'
     exact stalin_nan_inf 'stalin f4_nan.npy -o n.txt && cat n.txt && printf "nan\n-inf\n-inf\n3\ninf\n2\ninf\nnan\n" | stalin - -o i.txt &&
