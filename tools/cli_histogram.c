@@ -169,6 +169,8 @@ static int run_histogram(const cli_args *args)
     const char *bins = cli_get(args, "bins"), *range = cli_get(args, "range"), *edges = cli_get(args, "edges");
     const char *dtype = cli_get(args, "dtype"), *out = cli_get(args, "output"), *plot = cli_get(args, "plot");
     if (edges && (bins || range)) return cli_usage_error("give either --edges or --bins with --range, not both");
+    if (edges && !strcmp(edges, "-") && !strcmp(r.path, "-"))
+        return cli_usage_error("--edges and FILE both say standard input ('-'): one of them must be a file");
     if (!edges && (!bins || !range))
         return cli_usage_error("give --bins B with --range LO:HI (even bins), or --edges FILE");
     if (out && plot && cli_outputs_collide(plot, out))

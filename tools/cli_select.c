@@ -145,6 +145,8 @@ static int run_kind(const cli_args *args, sel_kind kind)
     if (kind != SEL_STALIN && !flags_path == !test)
         return cli_usage_error("give exactly one of --flags FLAGS and --if CMP:VALUE");
     if (!path) return cli_usage_error("-o FILE is required");
+    if (flags_path && !strcmp(flags_path, "-") && !strcmp(args->positional[0], "-"))
+        return cli_usage_error("--flags and FILE both say standard input ('-'): one of them must be a file");
     if (rejected_path && cli_outputs_collide(rejected_path, path))
         return cli_usage_error("--rejected %s and -o %s name the same file: each needs its own", rejected_path, path);
     int rc = test ? cli_parse_if_option(test, &r.cmp, &value_text) : CLI_EXIT_OK;

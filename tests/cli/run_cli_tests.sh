@@ -307,7 +307,8 @@ golden_cases() {
         histogram --bins 4 --range 1 ints.txt; histogram --bins 4 --range a:b ints.txt'
     golden err_histogram_range 'histogram --bins 4 --range 3:3 ints.txt; histogram --bins 4 --range 0:inf ints.txt'
     golden err_histogram_edges 'printf "0\n5\n5\n" >bad.txt && histogram --edges bad.txt ints.txt;
-        printf "1\n" >one.txt && histogram --edges one.txt ints.txt; histogram --edges v2_f8.npy v1_i4.npy'
+        printf "1\n" >one.txt && histogram --edges one.txt ints.txt; histogram --edges v2_f8.npy v1_i4.npy;
+        printf "0\n5\n" | histogram --edges - -'
     golden err_count_args 'count ints.txt; count --if 3 ints.txt; count --if about:3 ints.txt; count --if lt:x ints.txt;
         count --if lt:300 u1.npy; count --if lt: ints.txt'
 
@@ -375,7 +376,8 @@ golden_cases() {
     golden err_select_args 'sel v1_i4.npy -o x.txt; sel --if lt:1 --flags f.txt v1_i4.npy -o x.txt; sel --if lt:3 v1_i4.npy;
         sel --if about:3 v1_i4.npy -o x.txt; sel --if lt:x v1_i4.npy -o x.txt; printf "1\n0\n" >short.txt &&
         sel --flags short.txt v1_i4.npy -o x.txt; partition --flags floats.txt floats.txt -o x.txt;
-        sel --flags no_such_flags.npy v1_i4.npy -o x.txt; stalin --if lt:3 v1_i4.npy -o x.txt; stalin v1_i4.npy; leftovers'
+        sel --flags no_such_flags.npy v1_i4.npy -o x.txt; stalin --if lt:3 v1_i4.npy -o x.txt; stalin v1_i4.npy;
+        printf "1\n0\n" | partition --flags - - -o x.txt; leftovers'
 
     # Errors: files.
     golden err_missing_file 'reduce --op sum no_such_file.npy'
