@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "plot_canvas.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,7 +298,7 @@ int gpb_write_plot(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, co
     int rc = GPB_OK;
     FILE *f = fopen(path, "wb");
     if (!f) {
-        fprintf(stderr, "gpuprim bench: cannot write %s\n", path);
+        fprintf(stderr, "gpuprim bench: cannot write %s: %s\n", path, strerror(errno));
         rc = GPB_ERROR;
     } else {
         int bad = plot_write_png(cv, f) != 0;

@@ -1,6 +1,7 @@
 /* Reports: a table and a verdict for people, CSV and JSON for programs. */
 #include "bench.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,7 +260,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "gpuprim bench: cannot write %s\n", path);
+        fprintf(stderr, "gpuprim bench: cannot write %s: %s\n", path, strerror(errno));
         return GPB_ERROR;
     }
     /* Tidy rows: the run's facts repeat on every row so files concatenate. */
@@ -350,7 +351,7 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "gpuprim bench: cannot write %s\n", path);
+        fprintf(stderr, "gpuprim bench: cannot write %s: %s\n", path, strerror(errno));
         return GPB_ERROR;
     }
     fputs("{\n  \"meta\": {\n", f);

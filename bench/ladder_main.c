@@ -3,6 +3,7 @@
 #include "gp_bench.h"
 #include "ladder.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +130,7 @@ static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "gpuprim ladder: cannot write %s\n", path);
+        fprintf(stderr, "gpuprim ladder: cannot write %s: %s\n", path, strerror(errno));
         return GPB_ERROR;
     }
     fputs("ladder,section,rung,config,n,rows,cols,runs,time_us,min_us,max_us,bytes,gbs,pct_peak,pct_ceiling,"
@@ -176,7 +177,7 @@ static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta 
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "gpuprim ladder: cannot write %s\n", path);
+        fprintf(stderr, "gpuprim ladder: cannot write %s: %s\n", path, strerror(errno));
         return GPB_ERROR;
     }
     const char *keys[] = {"ladder", "device", "driver", "runtime", "peer_version", "gpuprim_version", "commit",
