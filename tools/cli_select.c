@@ -235,8 +235,9 @@ const cli_verb cli_verb_partition = {
         "their input order (CUB's DevicePartition reverses the rejected part; gpuprim does not),\n"
         "and prints how many were selected. With --rejected, OUT gets the selected values only\n"
         "and REJ the rejected ones, in the same orders (gp_partition_copy_*, which on CUDA reads\n"
-        "the input once). Flags and comparisons as in `gpuprim select`; --json prints the same\n"
-        "object, with \"rejected\" and \"rejected_output\" after --rejected.\n\n"
+        "the input once); the two files are written both or neither. Flags and comparisons as\n"
+        "in `gpuprim select`; --json prints the same object, with \"rejected\" and\n"
+        "\"rejected_output\" after --rejected.\n\n"
         "examples:\n"
         "  gpuprim partition --if lt:0.5 x.npy -o split.npy\n"
         "  gpuprim partition --flags mask.npy x.npy -o kept.npy --rejected dropped.npy\n",
