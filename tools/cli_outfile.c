@@ -1,7 +1,8 @@
 /*
  * Output files that appear only when complete: the bytes go to a temporary
  * name in the same directory (so the final rename stays on one file system
- * and is atomic), and a failure or an interrupt removes it.
+ * and is atomic), and a failure or an interrupt removes it. A device or a
+ * pipe is written in place.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_common.h"
@@ -46,9 +47,31 @@ static void track_temp(char *temp, int done)
     signal(SIGTERM, any ? remove_pending_and_reraise : SIG_DFL);
 }
 
+/* An existing path that is neither a regular file nor a folder: /dev/null,
+ * /dev/stdout, a FIFO. A file renamed onto it would replace it (as root,
+ * /dev/null itself), so it is written in place. */
+static int is_stream(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+static int open_in_place(cli_outfile *f, const char *path)
+{
+    if (!(f->path = strdup(path))) return cli_error("cannot create '%s': %s", path, strerror(ENOMEM));
+    if (!(f->fp = fopen(path, "wb"))) {
+        int e = errno;
+        free(f->path);
+        memset(f, 0, sizeof *f);
+        return cli_error("cannot create '%s': %s", path, strerror(e));
+    }
+    return CLI_EXIT_OK;
+}
+
 int cli_outfile_open(cli_outfile *f, const char *path)
 {
     memset(f, 0, sizeof *f);
+    if (is_stream(path)) return open_in_place(f, path);
     size_t size = strlen(path) + 64;
     f->path = (char *)malloc(strlen(path) + 1);
     f->temp_path = (char *)malloc(size);
@@ -89,17 +112,20 @@ int cli_outfile_open(cli_outfile *f, const char *path)
 
 static void release(cli_outfile *f)
 {
-    track_temp(f->temp_path, 1);
+    if (f->temp_path) track_temp(f->temp_path, 1);
     free(f->path);
     free(f->temp_path);
     memset(f, 0, sizeof *f);
 }
 
+/* Opened and not yet committed or aborted (release zeroes f). */
+static int is_open(const cli_outfile *f) { return f->fp || f->temp_path; }
+
 void cli_outfile_abort(cli_outfile *f)
 {
-    if (!f->temp_path) return;
+    if (!is_open(f)) return;
     if (f->fp) fclose(f->fp);
-    unlink(f->temp_path);
+    if (f->temp_path) unlink(f->temp_path);
     release(f);
 }
 
@@ -112,12 +138,12 @@ int cli_outfile_commit(cli_outfile *f)
         e = errno;
     }
     f->fp = NULL;
-    if (!failed && rename(f->temp_path, f->path) != 0) {
+    if (!failed && f->temp_path && rename(f->temp_path, f->path) != 0) {
         failed = 1;
         e = errno;
     }
     if (failed) {
-        unlink(f->temp_path);
+        if (f->temp_path) unlink(f->temp_path);
         cli_error("cannot write '%s': %s", f->path, strerror(e ? e : EIO));
         release(f);
         return CLI_EXIT_FAILURE;
@@ -128,12 +154,12 @@ int cli_outfile_commit(cli_outfile *f)
 
 int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b)
 {
-    int rc = a->temp_path ? cli_outfile_commit(a) : CLI_EXIT_OK;
+    int rc = is_open(a) ? cli_outfile_commit(a) : CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK) {
         cli_outfile_abort(b);
         return rc;
     }
-    return b->temp_path ? cli_outfile_commit(b) : CLI_EXIT_OK;
+    return is_open(b) ? cli_outfile_commit(b) : CLI_EXIT_OK;
 }
 
 /* Whether stat finds the folder of `path` ("." where it names none). */

@@ -1,7 +1,8 @@
 /*
  * Writing arrays: a .npy header and values in little-endian order, or text
  * with one number a line, into a file that appears only when complete
- * (written under a temporary name in the same directory, then renamed).
+ * (written under a temporary name in the same directory, then renamed), or
+ * into a device or pipe (/dev/null, a FIFO) in place.
  */
 #ifndef CLI_OUTPUT_H
 #define CLI_OUTPUT_H
@@ -14,7 +15,7 @@
 typedef struct cli_outfile {
     FILE *fp;
     char *path;      /* the final name */
-    char *temp_path; /* where the bytes go until cli_outfile_commit */
+    char *temp_path; /* where the bytes go until cli_outfile_commit; NULL: written in place (a device or pipe) */
 } cli_outfile;
 
 /* Creates the temporary file next to `path`. Prints the error; returns an

@@ -290,7 +290,7 @@ golden_cases() {
     exact histogram_extreme_ranges 'histogram --bins 4 --range 0:1e308 ints.txt;
         printf "1e-320\n1.5e-320\n5e-324\n2e-320\n" >tiny.txt && histogram --bins 2 --range 0:2e-320 --dtype f64 tiny.txt;
         histogram --bins 2 --range 1:1e999 ints.txt'
-    if "${RUN[@]}" histogram --bins 2 --range 0:1 --plot /dev/null empty.npy 2>&1 | grep -q "without libpng"; then
+    if "${RUN[@]}" histogram --bins 2 --range 0:1 --plot probe.png empty.npy 2>&1 | grep -q "without libpng"; then
         skip "histogram_plot (built without libpng)"
         skip "err_histogram_outputs (built without libpng)"
     else
@@ -454,6 +454,9 @@ golden_cases() {
     # Output files: nothing partial, nothing left behind, nothing clobbered.
     golden out_no_dir 'gen --dtype i8 --n 4 --seed 1 -o no_such_dir/x.npy; echo "[exit $?]"; leftovers'
     golden out_onto_directory 'mkdir dir.npy && gen --dtype i8 --n 4 --seed 1 -o dir.npy; echo "[exit $?]"; leftovers'
+    # A device or a pipe (a FIFO here; /dev/null alike) is written in place, not replaced by a regular file.
+    golden out_to_pipe 'mkfifo out.pipe && { timeout 20 cat out.pipe >piped.txt & } && gpuprim scan --op sum v1_i4.npy -o out.pipe;
+        wait; test -p out.pipe && echo out.pipe is still a pipe; cat piped.txt; leftovers'
     golden out_write_failure_keeps_old 'printf old >big.npy && (trap "" XFSZ; ulimit -f 8; gen --dtype i64 --n 100000 --seed 1 -o big.npy);
         echo "[exit $?]"; cat big.npy; echo; leftovers'
     golden out_replaces_existing 'gen --dtype i8 --n 3 --dist ascending -o r.txt && gen --dtype i8 --n 2 --dist descending -o r.txt && cat r.txt'
