@@ -4,7 +4,7 @@
 # backend required (no GPU is a failure here, not a skip), runs the CUDA
 # tests under compute-sanitizer memcheck and racecheck, then the benchmarks.
 # Logs go to $OUT (or ./gpu-check-out); the summary is printed last.
-#   scripts/gpu-check.sh [--part 1|2|3|4|5|6] [--no-bench] [--ladders-only] [--bench-args "..."]
+#   scripts/gpu-check.sh [--part 1|2|3|4|5|6|7] [--no-bench] [--ladders-only] [--bench-args "..."]
 #                        [--only REGEX]
 # The whole check takes longer than one device call (10 minutes), so it
 # comes in parts, each building first (a no-op on the same warm machine,
@@ -29,6 +29,8 @@
 # names match (grep -E): to finish a part that an earlier call's deadline
 # cut short; the summary names the filter. GPU_CHECK_CTEST_REGEX does the
 # same inside part 5's ctest step (ctest -R).
+# GPU_CHECK_PATH_FIRST=DIR puts DIR first on PATH: stubs of nvidia-smi and
+# compute-sanitizer there walk the steps on a machine without a GPU.
 # GPUPRIM_COMMIT names the commit in the logs (default: git rev-parse HEAD,
 # which on the device machine may be a stale copy of .git).
 # A build packed here by scripts/gpu-prebuild.sh and carried as
@@ -36,6 +38,11 @@
 # (below); the summary's prebuilt line says whether it was used and why not.
 # Part 5's sanitized build is packed by `gpu-prebuild.sh --sanitize` into
 # .gpu-prebuilt-sanitize, which a part 5 call carries instead.
+# --part 7, only when asked, runs compute-sanitizer's two other tools on the
+# CUDA tests of parts 2 and 4 but test_async (--quick): synccheck (a barrier
+# that not every thread it names reaches: the look-back and stage barriers
+# of the warp-specialised kernels) and initcheck (device memory read before
+# anything wrote it).
 set -uo pipefail
 # Logs, CSV and JSON are written to a work folder, then packed into one
 # archive in $OUT (the device tool brings back at most 8 files).
@@ -52,7 +59,7 @@ matched=0 # steps --only let run: none is a failure, not an empty pass
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) part=$2; shift
-      case "$part" in 1|2|3|4|5|6) ;; *) echo "gpu-check: --part takes 1, 2, 3, 4, 5 or 6" >&2; exit 2 ;; esac ;;
+      case "$part" in 1|2|3|4|5|6|7) ;; *) echo "gpu-check: --part takes 1 to 7" >&2; exit 2 ;; esac ;;
     --no-bench) bench=0 ;;
     --ladders-only) only_ladders=1; bench=0 ;; # the tool alone: ladder sanitizers and the demo
     --bench-args) bench_args=$2; shift ;;
@@ -61,7 +68,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-export PATH="/usr/local/cuda/bin:$PATH"
+export PATH="${GPU_CHECK_PATH_FIRST:+$GPU_CHECK_PATH_FIRST:}/usr/local/cuda/bin:$PATH"
 export GPUPRIM_REQUIRE_CUDA=1
 export GPUPRIM_COMMIT=${GPUPRIM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 
@@ -132,7 +139,7 @@ if [ $prebuilt_used -eq 0 ]; then
   step build cmake --build $build -j "$(nproc)" "${target[@]}" || { pack; cat "$out/summary.txt"; exit 1; }
 fi
 step info ./$build/gpuprim info
-first=1; second=1; third=1; fourth=1; sixth=1 # the parts this call runs
+first=1; second=1; third=1; fourth=1; sixth=1; seventh=0 # the parts this call runs
 case "$part" in
   1) second=0; third=0; fourth=0; sixth=0 ;;
   2) first=0; third=0; fourth=0; sixth=0 ;;
@@ -140,6 +147,7 @@ case "$part" in
   4) first=0; second=0; third=0; sixth=0 ;;
   5) first=0; second=0; third=0; fourth=0; sixth=0 ;;
   6) first=0; second=0; third=0; fourth=0 ;;
+  7) first=0; second=0; third=0; fourth=0; sixth=0; seventh=1 ;;
 esac
 [ $only_ladders -eq 1 ] && first=0 && second=0 && fourth=0
 [ $first -eq 1 ] && step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
@@ -159,6 +167,8 @@ ctest_only=()
 # checks every API call itself.
 memcheck=(compute-sanitizer --tool memcheck --error-exitcode 9 --leak-check full --report-api-errors no)
 racecheck=(compute-sanitizer --tool racecheck --error-exitcode 9)
+synccheck=(compute-sanitizer --tool synccheck --error-exitcode 9 --report-api-errors no)
+initcheck=(compute-sanitizer --tool initcheck --error-exitcode 9 --report-api-errors no)
 
 # Sanitizers on every CUDA test binary except the large ones (2^31 elements
 # under memcheck would take far past the lease; they run unsanitized above).
@@ -189,6 +199,12 @@ for t in $tests; do
   step "memcheck-$t" "${memcheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
   step "racecheck-$t" "${racecheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
 done
+if [ $seventh -eq 1 ]; then
+  for t in $(grep -xE "$late|test_api|test_histogram" <<<"$all_tests"); do
+    step "synccheck-$t" "${synccheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
+    step "initcheck-$t" "${initcheck[@]}" "$build/tests/$t" --backend cuda --quick || san_ok=1
+  done
+fi
 # The api fuzz target's calls, valid or not, on the GPU (ctest's
 # fuzz_api_cuda runs 20000 unsanitized): its 48 seeds, then mutants (at
 # 3cb6349 on an H200, 4000 took 2 s unsanitized, 300 under memcheck 2 s).
