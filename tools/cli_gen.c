@@ -55,12 +55,8 @@ static int write_array(cli_outfile *f, gen_format format, const cli_fill_spec *s
     }
     free(chunk);
     if (failed) {
-        int e = errno;
-        char *path = f->path;
-        f->path = NULL; /* keep the name for the message past the abort */
+        cli_error("cannot write '%s': %s", f->path, strerror(errno ? errno : EIO));
         cli_outfile_abort(f);
-        cli_error("cannot write '%s': %s", path, strerror(e ? e : EIO));
-        free(path);
         return CLI_EXIT_FAILURE;
     }
     return cli_outfile_commit(f);
