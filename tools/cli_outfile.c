@@ -50,11 +50,7 @@ static void track_temp(char *temp, int done)
 /* An existing path that is neither a regular file nor a folder: /dev/null,
  * /dev/stdout, a FIFO. A file renamed onto it would replace it (as root,
  * /dev/null itself), so it is written in place. */
-static int is_stream(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
+static int is_stream(const struct stat *st) { return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode); }
 
 static int open_in_place(cli_outfile *f, const char *path)
 {
@@ -71,7 +67,15 @@ static int open_in_place(cli_outfile *f, const char *path)
 int cli_outfile_open(cli_outfile *f, const char *path)
 {
     memset(f, 0, sizeof *f);
-    if (is_stream(path)) return open_in_place(f, path);
+    /* A file that exists is replaced only where it could be written in
+     * place, and keeps its permissions: a read-only file is refused as a
+     * plain open refuses it, and a private one does not come back readable
+     * by all (the umask's 0644). */
+    struct stat old;
+    const int exists = stat(path, &old) == 0;
+    if (exists && is_stream(&old)) return open_in_place(f, path);
+    const int replaces = exists && S_ISREG(old.st_mode);
+    if (replaces && access(path, W_OK) != 0) return cli_error("cannot write '%s': %s", path, strerror(errno));
     size_t size = strlen(path) + 64;
     f->path = (char *)malloc(strlen(path) + 1);
     f->temp_path = (char *)malloc(size);
@@ -83,7 +87,8 @@ int cli_outfile_open(cli_outfile *f, const char *path)
     strcpy(f->path, path);
     int fd = -1;
     /* O_EXCL: never reuse a file someone else is writing; mode 0666 lets the
-     * umask decide, as for any file the user creates. */
+     * umask decide, as for any file the user creates (a replaced file's mode
+     * is set below). */
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
         snprintf(f->temp_path, size, "%s.gpuprim-tmp-%ld-%d", path, (long)getpid(), attempt);
         fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
@@ -96,7 +101,7 @@ int cli_outfile_open(cli_outfile *f, const char *path)
         memset(f, 0, sizeof *f);
         return cli_error("cannot create '%s': %s", path, strerror(e));
     }
-    f->fp = fdopen(fd, "wb");
+    f->fp = replaces && fchmod(fd, old.st_mode & 07777) != 0 ? NULL : fdopen(fd, "wb");
     if (!f->fp) {
         int e = errno;
         close(fd);

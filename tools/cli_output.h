@@ -18,8 +18,10 @@ typedef struct cli_outfile {
     char *temp_path; /* where the bytes go until cli_outfile_commit; NULL: written in place (a device or pipe) */
 } cli_outfile;
 
-/* Creates the temporary file next to `path`. Prints the error; returns an
- * exit code. */
+/* Creates the temporary file next to `path`, with the mode of the file it
+ * will replace; a file that exists but may not be written is refused (as a
+ * plain open refuses it), and a device or pipe is opened in place. Prints
+ * the error; returns an exit code. */
 int cli_outfile_open(cli_outfile *f, const char *path);
 /* Flushes, closes and renames into place; on any error removes the
  * temporary file, prints the error and returns CLI_EXIT_FAILURE. */

@@ -454,6 +454,15 @@ golden_cases() {
     # Output files: nothing partial, nothing left behind, nothing clobbered.
     golden out_no_dir 'gen --dtype i8 --n 4 --seed 1 -o no_such_dir/x.npy; echo "[exit $?]"; leftovers'
     golden out_onto_directory 'mkdir dir.npy && gen --dtype i8 --n 4 --seed 1 -o dir.npy; echo "[exit $?]"; leftovers'
+    # A file replaced keeps its mode (not the umask's); a read-only one is refused, as a plain open refuses it.
+    golden out_keeps_mode 'printf "x\n" >private.txt && chmod 600 private.txt && scan --op sum v1_i4.npy -o private.txt &&
+        stat -c %a private.txt && chmod 640 private.txt && gen --dtype i8 --n 3 --seed 1 -o private.txt && stat -c %a private.txt'
+    if [ "$(id -u)" = 0 ]; then
+        skip "out_read_only_refused (run as root, which may write any file)"
+    else
+        golden out_read_only_refused 'printf "precious\n" >ro.txt && chmod 444 ro.txt && scan --op sum v1_i4.npy -o ro.txt;
+            echo "[exit $?]"; cat ro.txt; leftovers'
+    fi
     # A device or a pipe (a FIFO here; /dev/null alike) is written in place, not replaced by a regular file.
     golden out_to_pipe 'mkfifo out.pipe && { timeout 20 cat out.pipe >piped.txt & } && gpuprim scan --op sum v1_i4.npy -o out.pipe;
         wait; test -p out.pipe && echo out.pipe is still a pipe; cat piped.txt; leftovers'
