@@ -101,7 +101,7 @@ int cli_outfile_open(cli_outfile *f, const char *path)
         memset(f, 0, sizeof *f);
         return cli_error("cannot create '%s': %s", path, strerror(e));
     }
-    f->fp = replaces && fchmod(fd, old.st_mode & 07777) != 0 ? NULL : fdopen(fd, "wb");
+    f->fp = replaces && fchmod(fd, old.st_mode & 0777) != 0 ? NULL : fdopen(fd, "wb");
     if (!f->fp) {
         int e = errno;
         close(fd);
