@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 /* The temporary files of the outputs being written, removed on SIGINT or
- * SIGTERM: two at most, a split partition's (cli_save_array_pair holds
- * both open until both are written). */
+ * SIGTERM: two at most, a verb's pair (partition's two buffers, histogram's
+ * counts and plot), both open until both are written. */
 #define MAX_PENDING 2
 static char *volatile pending_temp[MAX_PENDING];
 
