@@ -52,15 +52,19 @@ static void track_temp(char *temp, int done)
  * /dev/null itself), so it is written in place. */
 static int is_stream(const struct stat *st) { return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode); }
 
+/* Frees what an open that failed with errno e had taken, and says why. */
+static int open_failed(cli_outfile *f, const char *path, int e)
+{
+    free(f->path);
+    free(f->temp_path);
+    memset(f, 0, sizeof *f);
+    return cli_error("cannot create '%s': %s", path, strerror(e));
+}
+
 static int open_in_place(cli_outfile *f, const char *path)
 {
-    if (!(f->path = strdup(path))) return cli_error("cannot create '%s': %s", path, strerror(ENOMEM));
-    if (!(f->fp = fopen(path, "wb"))) {
-        int e = errno;
-        free(f->path);
-        memset(f, 0, sizeof *f);
-        return cli_error("cannot create '%s': %s", path, strerror(e));
-    }
+    if (!(f->path = strdup(path))) return open_failed(f, path, ENOMEM);
+    if (!(f->fp = fopen(path, "wb"))) return open_failed(f, path, errno);
     return CLI_EXIT_OK;
 }
 
@@ -79,11 +83,7 @@ int cli_outfile_open(cli_outfile *f, const char *path)
     size_t size = strlen(path) + 64;
     f->path = (char *)malloc(strlen(path) + 1);
     f->temp_path = (char *)malloc(size);
-    if (!f->path || !f->temp_path) {
-        free(f->path);
-        free(f->temp_path);
-        return cli_error("cannot create '%s': %s", path, strerror(ENOMEM));
-    }
+    if (!f->path || !f->temp_path) return open_failed(f, path, ENOMEM);
     strcpy(f->path, path);
     int fd = -1;
     /* O_EXCL: never reuse a file someone else is writing; mode 0666 lets the
@@ -94,22 +94,13 @@ int cli_outfile_open(cli_outfile *f, const char *path)
         fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
-    if (fd < 0) {
-        int e = errno;
-        free(f->path);
-        free(f->temp_path);
-        memset(f, 0, sizeof *f);
-        return cli_error("cannot create '%s': %s", path, strerror(e));
-    }
+    if (fd < 0) return open_failed(f, path, errno);
     f->fp = replaces && fchmod(fd, old.st_mode & 0777) != 0 ? NULL : fdopen(fd, "wb");
     if (!f->fp) {
         int e = errno;
         close(fd);
         unlink(f->temp_path);
-        free(f->path);
-        free(f->temp_path);
-        memset(f, 0, sizeof *f);
-        return cli_error("cannot create '%s': %s", path, strerror(e));
+        return open_failed(f, path, e);
     }
     track_temp(f->temp_path, 0);
     return CLI_EXIT_OK;
