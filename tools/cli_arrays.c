@@ -11,10 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* Writes n values of t into f, opened for `path`: .npy by the name, else
- * text, and flushes them. On failure the file is abandoned and the error
- * printed. */
-static int write_array(cli_outfile *f, const char *path, const void *data, gp_dtype t, int64_t n)
+int cli_write_array(cli_outfile *f, const char *path, const void *data, gp_dtype t, int64_t n)
 {
     size_t len = strlen(path);
     int npy = len >= 4 && strcasecmp(path + len - 4, ".npy") == 0;
@@ -31,7 +28,7 @@ int cli_save_array(const char *path, const void *data, gp_dtype t, int64_t n)
 {
     cli_outfile f;
     int rc = cli_outfile_open(&f, path);
-    if (rc == CLI_EXIT_OK) rc = write_array(&f, path, data, t, n);
+    if (rc == CLI_EXIT_OK) rc = cli_write_array(&f, path, data, t, n);
     return rc == CLI_EXIT_OK ? cli_outfile_commit(&f) : rc;
 }
 
@@ -41,13 +38,13 @@ int cli_save_array_pair(const char *path_a, const void *a, int64_t na, const cha
     cli_outfile fa, fb;
     int rc = cli_outfile_open(&fa, path_a);
     if (rc != CLI_EXIT_OK) return rc;
-    rc = write_array(&fa, path_a, a, t, na);
+    rc = cli_write_array(&fa, path_a, a, t, na);
     if (rc != CLI_EXIT_OK) return rc;
     if ((rc = cli_outfile_open(&fb, path_b)) != CLI_EXIT_OK) {
         cli_outfile_abort(&fa);
         return rc;
     }
-    if ((rc = write_array(&fb, path_b, b, t, nb)) != CLI_EXIT_OK) {
+    if ((rc = cli_write_array(&fb, path_b, b, t, nb)) != CLI_EXIT_OK) {
         cli_outfile_abort(&fa);
         return rc;
     }

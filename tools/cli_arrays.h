@@ -5,9 +5,16 @@
 #ifndef CLI_ARRAYS_H
 #define CLI_ARRAYS_H
 
+#include "cli_output.h"
 #include "gpuprim.h"
 
 #include <stdint.h>
+
+/* Writes n values of t into f, opened for `path`: .npy when the name ends
+ * in ".npy" (any case), else text, and flushes them, so that a full disk
+ * shows before any rename. On failure f is abandoned and the error
+ * printed; returns an exit code. */
+int cli_write_array(cli_outfile *f, const char *path, const void *data, gp_dtype t, int64_t n);
 
 /* Writes n values of t to `path`: .npy when the name ends in ".npy", else
  * text with one number a line. The file appears only when complete. Errors

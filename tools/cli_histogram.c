@@ -1,4 +1,5 @@
 /* `gpuprim histogram`: counts of a .npy or text file in even bins or between given edges. */
+#include "cli_arrays.h"
 #include "cli_common.h"
 #include "cli_input.h"
 #include "cli_output.h"
@@ -98,18 +99,8 @@ static void print_json(const hist_request *r, const gp_ctx *ctx, uint64_t counte
  * with the plot (cli_outfile_commit_pair). */
 static int write_counts(const hist_request *r, const char *path, cli_outfile *f)
 {
-    size_t len = strlen(path);
-    int npy = len >= 4 && strcmp(path + len - 4, ".npy") == 0;
     int rc = cli_outfile_open(f, path);
-    if (rc != CLI_EXIT_OK) return rc;
-    int bad = npy ? cli_npy_write_header(f->fp, GP_DTYPE_U64, r->bins) ||
-                        cli_npy_write_values(f->fp, r->counts, GP_DTYPE_U64, (size_t)r->bins)
-                  : cli_text_write_values(f->fp, r->counts, GP_DTYPE_U64, (size_t)r->bins);
-    if (bad || fflush(f->fp) != 0) {
-        cli_outfile_abort(f);
-        return cli_error("%s: writing the counts failed", path);
-    }
-    return CLI_EXIT_OK;
+    return rc == CLI_EXIT_OK ? cli_write_array(f, path, r->counts, GP_DTYPE_U64, r->bins) : rc;
 }
 
 /* ------------------------------------------------------------------ running */

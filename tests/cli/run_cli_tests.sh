@@ -283,7 +283,8 @@ golden_cases() {
     exact histogram_edges 'printf "0\n2\n5\n10\n" >e.txt && histogram --edges e.txt ints.txt &&
         printf "1.5\ninf\n" >fe.txt && histogram --edges fe.txt --dtype f32 floats.txt'
     exact histogram_outputs 'histogram --bins 5 --range 0:10 -o h.npy ints.txt && cksum h.npy &&
-        histogram --bins 5 --range 0:10 -o h.txt ints.txt && cat h.txt && leftovers'
+        histogram --bins 5 --range 0:10 -o h.txt ints.txt && cat h.txt &&
+        histogram --bins 5 --range 0:10 -o H.NPY ints.txt && cmp h.npy H.NPY && echo "H.NPY is .npy" && leftovers'
     golden histogram_json 'histogram --bins 2 --range 0:10 --json ints.txt; histogram --edges e.txt --json -o x.npy ints.txt'
     # A span near the largest double (its boundaries once printed inf), a
     # subnormal one (its ends were refused as out of range), an overflow.
@@ -468,6 +469,8 @@ golden_cases() {
         wait; test -p out.pipe && echo out.pipe is still a pipe; cat piped.txt; leftovers'
     golden out_write_failure_keeps_old 'printf old >big.npy && (trap "" XFSZ; ulimit -f 8; gen --dtype i64 --n 100000 --seed 1 -o big.npy);
         echo "[exit $?]"; cat big.npy; echo; leftovers'
+    golden out_histogram_write_failure 'printf old >hb.npy && (trap "" XFSZ; ulimit -f 8; histogram --bins 100000 --range 0:10 -o hb.npy ints.txt);
+        echo "[exit $?]"; cat hb.npy; echo; leftovers'
     golden out_replaces_existing 'gen --dtype i8 --n 3 --dist ascending -o r.txt && gen --dtype i8 --n 2 --dist descending -o r.txt && cat r.txt'
 }
 
