@@ -337,13 +337,15 @@ const gpb_point *gpb_report_point(const gpb_report *r, int i);
 double gpb_point_gbs(const gpb_point *p, const gpb_time *t);
 /* Table of all points of one dtype, then the verdict line. */
 void gpb_print_table(const gpb_case *c, const gpb_env *env, const gpb_point *pts, int npts);
-/* GPB_OK or GPB_ERROR (the file could not be written; reason printed). */
-int gpb_write_csv(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
-int gpb_write_json(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
+/* The report into f (bench_main.c opens and commits it): GPB_OK, or
+ * GPB_ERROR where a write failed (f's error flag; errno says why). */
+int gpb_write_csv(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, FILE *f);
+int gpb_write_json(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, FILE *f);
 /* `--plot`: 1 if this build can write PNG (libpng); the chart of every
- * series in the report as one PNG page (bench_plot.c). */
+ * series in the report as one PNG page into f (bench_plot.c): GPB_ERROR
+ * where it failed (out of memory: printed; a write: not). */
 int gpb_plot_available(void);
-int gpb_write_plot(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path);
+int gpb_write_plot(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* `gpuprim bench CASE[,CASE...]|all [options]`: runs the plan bench_args.c makes, case by case. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_args.h"
+#include "bench_outputs.h"
 #include "gp_bench.h"
 
 #include <stdint.h>
@@ -101,6 +102,10 @@ int gp_bench_main(int argc, char **argv)
         return GPB_ERROR;
     }
 
+    enum { CSV, JSON, PLOT, OUTPUTS };
+    gpb_output out[OUTPUTS] = {{"--csv", a.csv, {0}}, {"--json", a.json, {0}}, {"--plot", a.plot, {0}}};
+    if (gpb_outputs_open(out, OUTPUTS) != GPB_OK) return GPB_ERROR;
+
     gpb_env env;
     memset(&env, 0, sizeof env);
     env.opts = (gpb_opts){b, a.run.device, a.run.runs, a.run.warmup, a.run.seed, a.timing};
@@ -110,6 +115,7 @@ int gp_bench_main(int argc, char **argv)
         gp_backend_probe(b, detail, sizeof detail);
         fprintf(stderr, "gpuprim bench: gp_ctx_create(%s, device %d) failed: %s%s%s\n", gp_backend_name(b),
                 a.run.device, gp_status_name(st), detail[0] ? ": " : "", detail);
+        gpb_outputs_abort(out, OUTPUTS);
         return GPB_ERROR;
     }
     const gpb_runtime *rt = &gpb_cpu_runtime;
@@ -151,10 +157,17 @@ int gp_bench_main(int argc, char **argv)
             fprintf(stderr, "\ngpuprim bench: CHECK FAILED: gpuprim gave wrong results (lines above)\n");
         /* The files are written whatever happened: they mark failed checks,
          * and an error leaves out only what it stopped. */
-        if (a.csv && gpb_write_csv(rep, &env.meta, &env.opts, a.csv) != GPB_OK) rc = GPB_ERROR;
-        if (a.json && gpb_write_json(rep, &env.meta, &env.opts, a.json) != GPB_OK) rc = GPB_ERROR;
-        if (a.plot && gpb_write_plot(rep, &env.meta, &env.opts, a.plot) != GPB_OK) rc = GPB_ERROR;
+        const gpb_meta *m = &env.meta;
+        const gpb_opts *o = &env.opts;
+        if (a.csv && gpb_output_finish(&out[CSV], gpb_write_csv(rep, m, o, gpb_output_stream(&out[CSV]))) != GPB_OK)
+            rc = GPB_ERROR;
+        if (a.json && gpb_output_finish(&out[JSON], gpb_write_json(rep, m, o, gpb_output_stream(&out[JSON]))) != GPB_OK)
+            rc = GPB_ERROR;
+        if (a.plot && gpb_output_finish(&out[PLOT], gpb_write_plot(rep, m, o, gpb_output_stream(&out[PLOT]))) != GPB_OK)
+            rc = GPB_ERROR;
         rt->fini(&env);
+    } else {
+        gpb_outputs_abort(out, OUTPUTS);
     }
     gpb_report_free(rep);
     gp_ctx_free(env.ctx);

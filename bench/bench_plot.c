@@ -12,7 +12,6 @@
 #include "bench.h"
 #include "plot_canvas.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,7 +270,7 @@ static int wrap(const char *text, int width, char lines[][HEADER_CHARS], int max
 
 int gpb_plot_available(void) { return plot_png_available(); }
 
-int gpb_write_plot(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, const char *path)
+int gpb_write_plot(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, FILE *f)
 {
     series *s = calloc(MAX_SERIES, sizeof *s);
     if (!s) {
@@ -295,18 +294,7 @@ int gpb_write_plot(const gpb_report *r, const gpb_meta *m, const gpb_opts *o, co
     for (int i = 0; i < nlines; i++) text_fit(cv, 16, 12 + i * HEADER_LINE, lines[i], cv->width - 32, INK);
     for (int i = 0; i < ns; i++) draw_panel(cv, &s[i], (i % cols) * PANEL_W, header_h + (i / cols) * PANEL_H);
 
-    int rc = GPB_OK;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "gpuprim bench: cannot write %s: %s\n", path, strerror(errno));
-        rc = GPB_ERROR;
-    } else {
-        int bad = plot_write_png(cv, f) != 0;
-        if (fclose(f) != 0 || bad) {
-            fprintf(stderr, "gpuprim bench: error writing the PNG %s\n", path);
-            rc = GPB_ERROR;
-        }
-    }
+    int rc = plot_write_png(cv, f) != 0 || ferror(f) ? GPB_ERROR : GPB_OK;
     plot_canvas_free(cv);
     free(s);
     return rc;

@@ -1,7 +1,6 @@
 /* Reports: a table and a verdict for people, CSV and JSON for programs. */
 #include "bench.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,13 +255,8 @@ static void csv_num(FILE *f, double v)
     if (!isnan(v)) fprintf(f, "%.6g", v);
 }
 
-int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, const char *path)
+int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gpuprim bench: cannot write %s: %s\n", path, strerror(errno));
-        return GPB_ERROR;
-    }
     /* Tidy rows: the run's facts repeat on every row so files concatenate. */
     fputs("case,backend,op,dtype,impl,role,n,bytes_read,bytes_written,runs,time_us,min_us,max_us,"
           "gbs,pct_ceiling,ratio_to_peer,status,note,device,driver,runtime,peer_version,"
@@ -296,12 +290,7 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, co
             fprintf(f, ",%lld,%lld\n", (long long)p->spec.rows, (long long)p->spec.cols); /* 0, 0: 1-D */
         }
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "gpuprim bench: error writing %s\n", path);
-        return GPB_ERROR;
-    }
-    return GPB_OK;
+    return ferror(f) ? GPB_ERROR : GPB_OK;
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -347,13 +336,8 @@ static int distinct_cases(const gpb_report *rp)
     return n;
 }
 
-int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, const char *path)
+int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gpuprim bench: cannot write %s: %s\n", path, strerror(errno));
-        return GPB_ERROR;
-    }
     fputs("{\n  \"meta\": {\n", f);
     json_kv(f, "backend", m->backend, 0);
     json_kv(f, "device", m->device, 0);
@@ -418,10 +402,5 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, c
         }
     }
     fputs("\n  ]\n}\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "gpuprim bench: error writing %s\n", path);
-        return GPB_ERROR;
-    }
-    return GPB_OK;
+    return ferror(f) ? GPB_ERROR : GPB_OK;
 }

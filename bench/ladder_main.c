@@ -1,9 +1,9 @@
 /* `gpuprim ladder NAME [options]`: the run, the report and its files (options: ladder_args.c). */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_outputs.h"
 #include "gp_bench.h"
 #include "ladder.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,30 +109,13 @@ double gpl_peak_gbs(const gpb_env *env)
 
 /* ------------------------------------------------------------------ files */
 
-
 static void csv_num(FILE *f, double v)
 {
     if (!isnan(v)) fprintf(f, "%.6g", v);
 }
 
-static int finish_file(FILE *f, const char *path)
+static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *m, const gpb_opts *o, FILE *f)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "gpuprim ladder: error writing %s\n", path);
-        return GPB_ERROR;
-    }
-    return GPB_OK;
-}
-
-static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *m, const gpb_opts *o,
-                     const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gpuprim ladder: cannot write %s: %s\n", path, strerror(errno));
-        return GPB_ERROR;
-    }
     fputs("ladder,section,rung,config,n,rows,cols,runs,time_us,min_us,max_us,bytes,gbs,pct_peak,pct_ceiling,"
           "ratio,check,note,device,driver,runtime,peer_version,gpuprim_version,commit,build_flags,date\n",
           f);
@@ -161,7 +144,7 @@ static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *
         }
         fputc('\n', f);
     }
-    return finish_file(f, path);
+    return ferror(f) ? GPB_ERROR : GPB_OK;
 }
 
 
@@ -172,14 +155,8 @@ static void json_num(FILE *f, const char *key, double v)
     else fprintf(f, "%.6g", v);
 }
 
-static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta *m, const gpb_opts *o,
-                      const char *path)
+static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta *m, const gpb_opts *o, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gpuprim ladder: cannot write %s: %s\n", path, strerror(errno));
-        return GPB_ERROR;
-    }
     const char *keys[] = {"ladder", "device", "driver", "runtime", "peer_version", "gpuprim_version", "commit",
                           "build_flags", "date"};
     const char *vals[] = {ladder, m->device, m->driver, m->runtime, m->peer_version, m->gpuprim_version,
@@ -212,7 +189,7 @@ static int write_json(const gpl_report *rep, const char *ladder, const gpb_meta 
         fputc('}', f);
     }
     fputs("\n  ]\n}\n", f);
-    return finish_file(f, path);
+    return ferror(f) ? GPB_ERROR : GPB_OK;
 }
 
 int gp_ladder_main(int argc, char **argv)
@@ -223,11 +200,15 @@ int gp_ladder_main(int argc, char **argv)
     if (prc != GPB_OK) return GPB_ERROR;
     int known;
     const gpl_ladder *l = gpl_find_ladder(a.name, &known);
-    if (!l && known) {
+    if (!l && !known) return gpb_usage_error("ladder", "unknown ladder '%s'", a.name);
+    enum { CSV, JSON, OUTPUTS };
+    gpb_output out[OUTPUTS] = {{"--csv", a.csv, {0}}, {"--json", a.json, {0}}};
+    if (gpb_outputs_open(out, OUTPUTS) != GPB_OK) return GPB_ERROR;
+    if (!l) {
+        gpb_outputs_abort(out, OUTPUTS);
         fprintf(stderr, "gpuprim ladder: the %s ladder runs on the GPU; this build has no CUDA backend\n", a.name);
         return GPB_ERROR;
     }
-    if (!l) return gpb_usage_error("ladder", "unknown ladder '%s'", a.name);
 
     gpb_env env;
     memset(&env, 0, sizeof env);
@@ -240,6 +221,7 @@ int gp_ladder_main(int argc, char **argv)
         gp_backend_probe(GP_BACKEND_CUDA, detail, sizeof detail);
         fprintf(stderr, "gpuprim ladder: no usable GPU (device %d): %s%s%s\n", a.run.device, gp_status_name(st),
                 detail[0] ? ": " : "", detail);
+        gpb_outputs_abort(out, OUTPUTS);
         return GPB_ERROR;
     }
     /* Only CUDA builds have ladders (l != NULL), so the runtime is there. */
@@ -256,15 +238,20 @@ int gp_ladder_main(int argc, char **argv)
         rc = l->run(&env, &a.o, &rep);
         if (rc == GPB_CHECK_FAILED)
             fprintf(stderr, "\ngpuprim ladder: CHECK FAILED: a rung gave a wrong answer (lines above)\n");
-        if (rc != GPB_ERROR && a.csv && write_csv(&rep, l->name, &env.meta, &env.opts, a.csv) != GPB_OK)
+        const gpb_meta *m = &env.meta;
+        const gpb_opts *o = &env.opts;
+        if (rc != GPB_ERROR && a.csv &&
+            gpb_output_finish(&out[CSV], write_csv(&rep, l->name, m, o, gpb_output_stream(&out[CSV]))) != GPB_OK)
             rc = GPB_ERROR;
-        if (rc != GPB_ERROR && a.json && write_json(&rep, l->name, &env.meta, &env.opts, a.json) != GPB_OK)
+        if (rc != GPB_ERROR && a.json &&
+            gpb_output_finish(&out[JSON], write_json(&rep, l->name, m, o, gpb_output_stream(&out[JSON]))) != GPB_OK)
             rc = GPB_ERROR;
         free(rep.v);
 #ifdef GPUPRIM_BENCH_CUDA
         gpb_cuda_runtime.fini(&env);
 #endif
     }
+    gpb_outputs_abort(out, OUTPUTS); /* those an error left unwritten */
     gp_ctx_free(env.ctx);
     return rc;
 }

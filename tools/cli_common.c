@@ -1,68 +1,10 @@
-/* Error reporting, checked context and memory helpers, small formatters. */
+/* Checked context and memory helpers, small formatters (errors: cli_report.c). */
 #include "cli_common.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* -------------------------------------------------------------- reporting */
-
-static const char *current_verb;
-
-void cli_set_verb_name(const char *name) { current_verb = name; }
-
-static void print_prefix(void)
-{
-    if (current_verb)
-        fprintf(stderr, "gpuprim %s: ", current_verb);
-    else
-        fputs("gpuprim: ", stderr);
-}
-
-int cli_error(const char *fmt, ...)
-{
-    fflush(stdout); /* keep stdout and stderr in order on a shared terminal */
-    print_prefix();
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return CLI_EXIT_FAILURE;
-}
-
-int cli_usage_error(const char *fmt, ...)
-{
-    fflush(stdout);
-    print_prefix();
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    if (current_verb)
-        fprintf(stderr, " (see 'gpuprim %s --help')\n", current_verb);
-    else
-        fputs(" (see 'gpuprim --help')\n", stderr);
-    return CLI_EXIT_USAGE;
-}
-
-int cli_gp_error(const gp_ctx *ctx, gp_status s, const char *fmt, ...)
-{
-    fflush(stdout);
-    print_prefix();
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    const char *detail = ctx ? gp_ctx_last_error(ctx) : "";
-    if (detail && detail[0])
-        fprintf(stderr, ": %s (%s)\n", gp_status_string(s), detail);
-    else
-        fprintf(stderr, ": %s (%s)\n", gp_status_string(s), gp_status_name(s));
-    return CLI_EXIT_FAILURE;
-}
 
 /* ---------------------------------------------------------------- context */
 

@@ -18,9 +18,10 @@
 #include <unistd.h>
 
 /* The temporary files of the outputs being written, removed on SIGINT or
- * SIGTERM: two at most, a verb's pair (partition's two buffers, histogram's
- * counts and plot), both open until both are written. */
-#define MAX_PENDING 2
+ * SIGTERM: a verb's pair (partition's two buffers, histogram's counts and
+ * plot), both open until both are written, or the bench's three (--csv,
+ * --json, --plot), open for the whole run. */
+#define MAX_PENDING 3
 static char *volatile pending_temp[MAX_PENDING];
 
 static void remove_pending_and_reraise(int sig)

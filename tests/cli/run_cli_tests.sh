@@ -471,6 +471,17 @@ golden_cases() {
         echo "[exit $?]"; cat big.npy; echo; leftovers'
     golden out_histogram_write_failure 'printf old >hb.npy && (trap "" XFSZ; ulimit -f 8; histogram --bins 100000 --range 0:10 -o hb.npy ints.txt);
         echo "[exit $?]"; cat hb.npy; echo; leftovers'
+    # The bench's --csv, --json and --plot: refused before the run where they
+    # name one file or cannot be created (nothing on stdout: no benchmark
+    # ran), and, as the verbs' outputs, written whole or not at all.
+    golden bench_outputs_refused 'gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 2 --dtype i32 --op sum --csv r.x --json ./r.x;
+        echo "[exit $?]"; gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 2 --dtype i32 --op sum --json no_such_dir/r.json;
+        echo "[exit $?]"; ls r.x 2>&1; leftovers'
+    golden ladder_outputs_refused 'gpuprim ladder reduce --check --csv l.x --json ./l.x; echo "[exit $?]";
+        gpuprim ladder stalin --check --csv no_such_dir/l.csv; echo "[exit $?]"; ls l.x 2>&1; leftovers'
+    golden bench_write_failure_keeps_old 'printf old >b.csv && (trap "" XFSZ; ulimit -f 1;
+        gpuprim bench reduce --backend cpu --sizes 1000,2000 --max-log2 -1 --runs 2 --csv b.csv --json b.json >/dev/null);
+        echo "[exit $?]"; cat b.csv; echo; ls b.json 2>&1; leftovers'
     golden out_replaces_existing 'gen --dtype i8 --n 3 --dist ascending -o r.txt && gen --dtype i8 --n 2 --dist descending -o r.txt && cat r.txt'
 }
 
