@@ -115,10 +115,11 @@ __device__ __forceinline__ void copy_run(uint8_t *dst, const uint8_t *stage, uns
  * parked, one ranked, one landing), each a tile's items and, by flags, its
  * flags (wider: two flag slots beside the stages). By tier: narrow,
  * select_kernel's tiles (at most 16 KiB) and GP_SELECT_LOOKBACK_WARPS;
- * wide (cuda_tuning.h), one look-back warp; wider,
- * GP_SELECT_WIDER_LOOKBACK_WARPS where their stages still let an SM hold
- * the blocks its registers allow (1-byte selections by comparison) and by
- * flags (2 blocks an SM, with the flag slots), else one. */
+ * wide (cuda_tuning.h), one look-back warp; wider, where their stages
+ * still let an SM hold the blocks its registers allow,
+ * GP_SELECT_WIDER_CMP_LOOKBACK_WARPS by comparison and
+ * GP_SELECT_WIDER_LOOKBACK_WARPS by flags (2 blocks an SM, with the flag
+ * slots), else one. */
 enum select_tier { kNarrow, kWide, kWider };
 
 /* Blocks of `block_bytes` of dynamic shared memory an SM holds: 227 KiB an
@@ -155,10 +156,9 @@ struct select_pipe_shape {
     {
         return blocks_in_shared((long long)stages * kStageBytes + (long long)kFlagSlots * kFlagSlotBytes);
     }
-    static constexpr bool kWiderFits = Tier == kWider && fit(GP_SELECT_WIDER_LOOKBACK_WARPS + 2) >= kMaxBlocks;
-    static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS
-                             : kWiderFits || kFlagSlots ? GP_SELECT_WIDER_LOOKBACK_WARPS
-                                                        : 1;
+    static constexpr int kWiderK = ByFlags ? GP_SELECT_WIDER_LOOKBACK_WARPS : GP_SELECT_WIDER_CMP_LOOKBACK_WARPS;
+    static constexpr bool kWiderFits = Tier == kWider && fit(kWiderK + 2) >= kMaxBlocks;
+    static constexpr int K = Tier == kNarrow ? GP_SELECT_LOOKBACK_WARPS : kWiderFits || kFlagSlots ? kWiderK : 1;
     static constexpr int kStages = K + 2;
     static constexpr int kThreads = kSelectThreads + K * kWarp;
     static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + (size_t)kFlagSlots * kFlagSlotBytes;

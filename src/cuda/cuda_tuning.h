@@ -589,11 +589,12 @@ __host__ __device__ constexpr long long select_wider_tile(int item_bytes)
 #define GP_SELECT_LOOKBACK_WARPS 2
 #endif
 static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
-/* Look-back warps of the wider tier's kernels whose K + 2 stages still fit
- * the blocks their registers allow (3 an SM, packed): 1-byte selections
- * by comparison (16 KiB stages); and by flags, at 2 blocks an SM, where
- * their flags take slots of their own (GP_SELECT_FLAG_SLOTS; with flags
- * in 32 KiB stages they kept one).
+/* Look-back warps of the wider tier's kernels by flags (1-byte selections
+ * and partitions into two buffers), whose K + 2 stages fit 2 blocks an SM
+ * where their flags take slots of their own (GP_SELECT_FLAG_SLOTS; with
+ * flags in 32 KiB stages they kept one). By comparison:
+ * GP_SELECT_WIDER_CMP_LOOKBACK_WARPS, below. This knob set both until
+ * round 94, and the history below is of both.
  * H100, 2 blocks an SM: select-if u8 2^26 59.2-59.5 -> 57.9-58.2 us, 2^28
  * 201-203 -> 195-196 (1.94x -> 2.00x CUB); 3 spilled (80 registers) and
  * lost 3-9%; by flags on 12 KiB tiles with two lost 4-7% (docs/perf/scan.md,
@@ -605,6 +606,21 @@ static_assert(GP_SELECT_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 #define GP_SELECT_WIDER_LOOKBACK_WARPS 2
 #endif
 static_assert(GP_SELECT_WIDER_LOOKBACK_WARPS >= 1, "at least one look-back warp");
+/* Look-back warps of the wider tier's kernels by comparison (1-byte
+ * selections and partitions into two buffers; 16 KiB stages, 3 blocks an
+ * SM, packed). One, not two: H100, us, 2 rounds of 10 runs each: select-if
+ * u8 2^26 41.6 -> 41.2, 2^27 73.8 -> 72.5, 2^28 138.3 -> 135.6 (94.9% ->
+ * 96.5% of the copy); i8 2^28 164.1 -> 162.6; partition-copy-if u8 2^27
+ * 122.6 -> 119.7, 2^28 235.3 -> 230.2; i8 2^28 238.3 -> 234.1. At
+ * 2^22-2^25, 1.5% slower (select-if u8 2^22, 11.3 -> 11.4) to 2.1%
+ * faster; one loss past them, partition-copy-if i8 2^26 67.4 -> 68.7
+ * (1.9%). By flags one warp was 1.1-1.6% slower (select
+ * u8 2^28 226.7 -> 229.2), so GP_SELECT_WIDER_LOOKBACK_WARPS keeps two
+ * there (docs/perf/scan.md, rounds 93 and 94). */
+#ifndef GP_SELECT_WIDER_CMP_LOOKBACK_WARPS
+#define GP_SELECT_WIDER_CMP_LOOKBACK_WARPS 1
+#endif
+static_assert(GP_SELECT_WIDER_CMP_LOOKBACK_WARPS >= 1, "at least one look-back warp");
 /* 1: a selection's stage is refilled as soon as its run is written (a
  * barrier of the scan warps after it), not after the next use's ranks
  * (whose barrier orders it for free): two tiles a block land at once, not
