@@ -30,7 +30,8 @@
 # cut short; the summary names the filter. GPU_CHECK_CTEST_REGEX does the
 # same inside part 5's ctest step (ctest -R).
 # GPU_CHECK_PATH_FIRST=DIR puts DIR first on PATH: stubs of nvidia-smi and
-# compute-sanitizer there walk the steps on a machine without a GPU.
+# compute-sanitizer there walk the steps on a machine without a GPU (where
+# the summary's "info: cuda not usable" FAIL is the truth).
 # GPUPRIM_COMMIT names the commit in the logs (default: git rev-parse HEAD,
 # which on the device machine may be a stale copy of .git).
 # A build packed here by scripts/gpu-prebuild.sh and carried as
@@ -138,7 +139,18 @@ if [ $prebuilt_used -eq 0 ]; then
   [ $only_ladders -eq 1 ] && target=(--target gpuprim)
   step build cmake --build $build -j "$(nproc)" "${target[@]}" || { pack; cat "$out/summary.txt"; exit 1; }
 fi
+# Part 5's build runs under AddressSanitizer, whose shadow gap the CUDA
+# runtime maps memory into (protect_shadow_gap=0); its allocations kept to
+# the end of the process are not leaks of ours (the tests count every
+# allocation of the context). Exported before info: at b642aff info ran
+# without them and said "cuda built, not usable here: cudaGetDeviceCount:
+# cudaErrorMemoryAllocation" while ctest, with them, used the GPU.
+if [ "$part" = 5 ]; then
+  export ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
+fi
 step info ./$build/gpuprim info
+# Every part is about the GPU: a tool that cannot use it fails the check.
+grep -q '^  cuda  usable' "$out/info.log" || record "info: cuda not usable" FAIL 0
 first=1; second=1; third=1; fourth=1; sixth=1; seventh=0 # the parts this call runs
 case "$part" in
   1) second=0; third=0; fourth=0; sixth=0 ;;
@@ -151,15 +163,11 @@ case "$part" in
 esac
 [ $only_ladders -eq 1 ] && first=0 && second=0 && fourth=0
 [ $first -eq 1 ] && step ctest bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900"
-# The CUDA runtime maps memory where AddressSanitizer keeps its shadow gap
-# (protect_shadow_gap=0); its allocations kept to the end of the process
-# are not leaks of ours (the tests count every allocation of the context).
 # GPU_CHECK_CTEST_REGEX (ctest -R) finishes what a deadline cut: at ebbb03c
 # the step's 243 s ran 26 of its 27 tests, all but cli_golden.
 ctest_only=()
 [ -n "${GPU_CHECK_CTEST_REGEX:-}" ] && ctest_only=(-R "$GPU_CHECK_CTEST_REGEX")
-[ "$part" = 5 ] && step ctest-host-sanitizers env ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 \
-  UBSAN_OPTIONS=print_stacktrace=1 bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900 -L 'cuda|cli' \
+[ "$part" = 5 ] && step ctest-host-sanitizers bash -c "cd $build && ctest --output-on-failure -j 4 --timeout 900 -L 'cuda|cli' \
   -LE large ${ctest_only[*]@Q}"
 
 # The two tools' command lines. --report-api-errors no: test_api asks for
