@@ -467,6 +467,9 @@ golden_cases() {
     # A device or a pipe (a FIFO here; /dev/null alike) is written in place, not replaced by a regular file.
     golden out_to_pipe 'mkfifo out.pipe && { timeout 20 cat out.pipe >piped.txt & } && gpuprim scan --op sum v1_i4.npy -o out.pipe;
         wait; test -p out.pipe && echo out.pipe is still a pipe; cat piped.txt; leftovers'
+    # A symbolic link named as an output is replaced by the new file; what it pointed to stays (README).
+    golden out_symlink_replaced 'printf "old\n" >target.txt && ln -s target.txt link.txt && gen --dtype i8 --n 2 --dist ascending -o link.txt &&
+        { test -L link.txt && echo "link.txt is a link" || echo "link.txt is a file"; }; cat link.txt target.txt; leftovers'
     golden out_write_failure_keeps_old 'printf old >big.npy && (trap "" XFSZ; ulimit -f 8; gen --dtype i64 --n 100000 --seed 1 -o big.npy);
         echo "[exit $?]"; cat big.npy; echo; leftovers'
     golden out_histogram_write_failure 'printf old >hb.npy && (trap "" XFSZ; ulimit -f 8; histogram --bins 100000 --range 0:10 -o hb.npy ints.txt);
