@@ -16,9 +16,9 @@
  * printed; returns an exit code. */
 int cli_write_array(cli_outfile *f, const char *path, const void *data, gp_dtype t, int64_t n);
 
-/* Writes n values of t to `path`: .npy when the name ends in ".npy", else
- * text with one number a line. The file appears only when complete. Errors
- * printed; returns an exit code. */
+/* Writes n values of t to `path` as cli_write_array does (.npy by the
+ * name, else text with one number a line). The file appears only when
+ * complete. Errors printed; returns an exit code. */
 int cli_save_array(const char *path, const void *data, gp_dtype t, int64_t n);
 
 /* Two arrays of t, each as cli_save_array writes one: both are written
