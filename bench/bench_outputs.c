@@ -38,7 +38,6 @@ FILE *gpb_output_stream(gpb_output *o)
 
 int gpb_output_finish(gpb_output *o, int write_rc)
 {
-    if (!o->path) return GPB_OK;
     cli_outfile *f = &o->file;
     if (write_rc == GPB_OK && fflush(f->fp) == 0 && !ferror(f->fp))
         return cli_outfile_commit(f) == CLI_EXIT_OK ? GPB_OK : GPB_ERROR;

@@ -24,10 +24,10 @@ void gpb_outputs_abort(gpb_output *out, int n);
 /* The stream to write o into; errno cleared, so that a failed write's
  * reason is the one gpb_output_finish prints. */
 FILE *gpb_output_stream(gpb_output *o);
-/* After the writer: renames o into place where it returned GPB_OK and
- * every byte reached the file, else removes it (a write error printed
- * with its reason; a writer's own failure it printed). Not asked for:
- * GPB_OK. */
+/* After the writer of o (one asked for, so open): renames o into place
+ * where the writer returned GPB_OK and every byte reached the file, else
+ * removes it (a write error printed with its reason; a writer's own
+ * failure it printed). */
 int gpb_output_finish(gpb_output *o, int write_rc);
 
 #endif
