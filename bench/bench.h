@@ -306,6 +306,8 @@ int gpb_parse_command(const gpb_command *c, int argc, char **argv, const char **
  * string (escaped), written to f. */
 void gpb_csv_str(FILE *f, const char *s);
 void gpb_json_str(FILE *f, const char *s);
+/* A number as a CSV field: %.6g, or empty for NaN (not measured, no peer). */
+void gpb_csv_num(FILE *f, double v);
 
 /* Fills the fields every backend shares (version, commit, flags, date). */
 void gpb_meta_common(gpb_meta *m);

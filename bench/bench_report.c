@@ -250,7 +250,7 @@ void gpb_csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void csv_num(FILE *f, double v)
+void gpb_csv_num(FILE *f, double v)
 {
     if (!isnan(v)) fprintf(f, "%.6g", v);
 }
@@ -274,12 +274,12 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, FI
             gpb_csv_str(f, rows[k].impl);
             fprintf(f, ",%s,%lld,%.0f,%.0f,%d,", rows[k].role, (long long)p->spec.n, p->bytes_read,
                     p->bytes_written, t->measured ? o->runs : 0);
-            csv_num(f, t->measured ? t->med_us : NAN), fputc(',', f);
-            csv_num(f, t->measured ? t->min_us : NAN), fputc(',', f);
-            csv_num(f, t->measured ? t->max_us : NAN), fputc(',', f);
-            csv_num(f, gpb_point_gbs(p, t)), fputc(',', f);
-            csv_num(f, pct_ceiling(p, t)), fputc(',', f);
-            csv_num(f, ratio_to_peer(p, t)), fputc(',', f);
+            gpb_csv_num(f, t->measured ? t->med_us : NAN), fputc(',', f);
+            gpb_csv_num(f, t->measured ? t->min_us : NAN), fputc(',', f);
+            gpb_csv_num(f, t->measured ? t->max_us : NAN), fputc(',', f);
+            gpb_csv_num(f, gpb_point_gbs(p, t)), fputc(',', f);
+            gpb_csv_num(f, pct_ceiling(p, t)), fputc(',', f);
+            gpb_csv_num(f, ratio_to_peer(p, t)), fputc(',', f);
             fprintf(f, "%s,", row_status(r, &rows[k]));
             const char *fields[] = {p->note, m->device, m->driver, m->runtime, m->peer_version,
                                     m->gpuprim_version, m->commit, m->build_flags, m->date};

@@ -109,11 +109,6 @@ double gpl_peak_gbs(const gpb_env *env)
 
 /* ------------------------------------------------------------------ files */
 
-static void csv_num(FILE *f, double v)
-{
-    if (!isnan(v)) fprintf(f, "%.6g", v);
-}
-
 static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *m, const gpb_opts *o, FILE *f)
 {
     fputs("ladder,section,rung,config,n,rows,cols,runs,time_us,min_us,max_us,bytes,gbs,pct_peak,pct_ceiling,"
@@ -127,14 +122,14 @@ static int write_csv(const gpl_report *rep, const char *ladder, const gpb_meta *
         gpb_csv_str(f, r->config);
         fprintf(f, ",%lld,%lld,%lld,%d,", (long long)r->n, (long long)r->rows, (long long)r->cols,
                 r->t.measured ? o->runs : 0);
-        csv_num(f, r->t.measured ? r->t.med_us : NAN), fputc(',', f);
-        csv_num(f, r->t.measured ? r->t.min_us : NAN), fputc(',', f);
-        csv_num(f, r->t.measured ? r->t.max_us : NAN), fputc(',', f);
-        csv_num(f, r->bytes > 0 ? r->bytes : NAN), fputc(',', f);
-        csv_num(f, gpl_gbs(r)), fputc(',', f);
-        csv_num(f, r->pct_peak), fputc(',', f);
-        csv_num(f, r->pct_ceiling), fputc(',', f);
-        csv_num(f, r->ratio), fputc(',', f);
+        gpb_csv_num(f, r->t.measured ? r->t.med_us : NAN), fputc(',', f);
+        gpb_csv_num(f, r->t.measured ? r->t.min_us : NAN), fputc(',', f);
+        gpb_csv_num(f, r->t.measured ? r->t.max_us : NAN), fputc(',', f);
+        gpb_csv_num(f, r->bytes > 0 ? r->bytes : NAN), fputc(',', f);
+        gpb_csv_num(f, gpl_gbs(r)), fputc(',', f);
+        gpb_csv_num(f, r->pct_peak), fputc(',', f);
+        gpb_csv_num(f, r->pct_ceiling), fputc(',', f);
+        gpb_csv_num(f, r->ratio), fputc(',', f);
         fprintf(f, "%s,", check_name(r->check));
         const char *fields[] = {r->note, m->device, m->driver, m->runtime, m->peer_version,
                                 m->gpuprim_version, m->commit, m->build_flags, m->date};
