@@ -117,11 +117,9 @@ nvcc --version | tail -2 | tee -a "$out/gpu.txt"
 # finds it made from these sources with these flags and its tool starts. Else
 # configure and build run here as before, in a folder emptied of the pack.
 . scripts/prebuilt.sh
-configure=("${prebuilt_flags[@]}")
-if [ "$part" = 5 ]; then
-  build=build-gpu-sanitize
-  configure=("${sanitize_flags[@]}")
-fi
+if [ "$part" = 5 ]; then build=build-gpu-sanitize; fi
+prebuilt_flags_for $build
+configure=("${build_flags[@]}")
 t0=$(date +%s)
 prebuilt_used=0
 if prebuilt_use $build "${configure[@]}"; then

@@ -34,7 +34,8 @@ rm -f .gpu-prebuilt/stamp # its name in packs made before build-gpu.stamp
 for build in "${builds[@]}"; do
   pack=$(prebuilt_pack $build)
   mkdir -p "$pack"
-  if [ $build = build-gpu ]; then flags=("${prebuilt_flags[@]}"); else flags=("${sanitize_flags[@]}"); fi
+  prebuilt_flags_for $build
+  flags=("${build_flags[@]}")
   stamp=$(scripts/source-stamp.sh "${flags[@]}") # before the build: what it compiles
   rm -f $pack/$build.stamp $pack/$build.tar.xz
   cmake -S . -B $build "${flags[@]}" >/dev/null

@@ -20,6 +20,9 @@ prebuilt_pack() { echo ".gpu-prebuilt${1#build-gpu}"; } # BUILD's pack folder
 gpu_cuda_flags=(-DGPUPRIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
 prebuilt_flags=(-DCMAKE_BUILD_TYPE=Release "${gpu_cuda_flags[@]}")
 sanitize_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPRIM_SANITIZE=ON "${gpu_cuda_flags[@]}")
+# build_flags=(the flags BUILD is configured with), for the two scripts that
+# configure one of the two builds by name.
+prebuilt_flags_for() { if [ "$1" = build-gpu ]; then build_flags=("${prebuilt_flags[@]}"); else build_flags=("${sanitize_flags[@]}"); fi; }
 prebuilt_why=""
 # A pack holds no CMakeFiles: unpacked into BUILD, it is no folder to
 # configure or build in, so a caller that builds there empties it first.
