@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The temporary files of the outputs being written, removed on SIGINT or
- * SIGTERM: a verb's pair (partition's two buffers, histogram's counts and
- * plot), both open until both are written, or the bench's three (--csv,
- * --json, --plot), open for the whole run. */
+/* The temporary files of the outputs being written, removed on a signal
+ * that ends the tool (end_signals): a verb's pair (partition's two
+ * buffers, histogram's counts and plot), both open until both are written,
+ * or the bench's three (--csv, --json, --plot), open for the whole run. */
 #define MAX_PENDING 3
 static char *volatile pending_temp[MAX_PENDING];
 
@@ -34,18 +34,33 @@ static void remove_pending_and_reraise(int sig)
     raise(sig);
 }
 
+/* The signals whose default action ends the tool without a crash: an
+ * interrupt, a kill, a closed terminal, a reader gone from the pipe of
+ * stdout (`| head`) and a quit. One the tool started with ignored (nohup,
+ * a script's background job) stays ignored. A crash leaves its temporary
+ * file (NAME.gpuprim-tmp-PID-N). */
+static const int end_signals[] = {SIGHUP, SIGINT, SIGPIPE, SIGQUIT, SIGTERM};
+#define N_END_SIGNALS ((int)(sizeof end_signals / sizeof end_signals[0]))
+
 /* Adds temp to the pending files, or (done) takes it off; the handlers
  * stay while any is pending. */
 static void track_temp(char *temp, int done)
 {
+    static int looked, ignored[N_END_SIGNALS];
     int any = 0;
     for (int i = 0, placed = 0; i < MAX_PENDING; i++) {
         if (done && pending_temp[i] == temp) pending_temp[i] = NULL;
         else if (!done && !placed && !pending_temp[i]) pending_temp[i] = temp, placed = 1;
         any |= pending_temp[i] != NULL;
     }
-    signal(SIGINT, any ? remove_pending_and_reraise : SIG_DFL);
-    signal(SIGTERM, any ? remove_pending_and_reraise : SIG_DFL);
+    for (int i = 0; i < N_END_SIGNALS; i++) {
+        if (!looked) {
+            struct sigaction start;
+            ignored[i] = sigaction(end_signals[i], NULL, &start) == 0 && start.sa_handler == SIG_IGN;
+        }
+        if (!ignored[i]) signal(end_signals[i], any ? remove_pending_and_reraise : SIG_DFL);
+    }
+    looked = 1;
 }
 
 /* An existing path that is neither a regular file nor a folder: /dev/null,

@@ -353,14 +353,20 @@ golden_cases() {
         partition --if lt:3 --rejected here/same.txt v1_i4.npy -o same.txt; test -e same.txt && echo same.txt written;
         partition --if lt:3 --rejected d/same.txt v1_i4.npy -o same.txt && cat same.txt d/same.txt;
         leftovers'
-    # Interrupted while a split writes its second file, the tool leaves neither output nor a temporary file.
-    check partition_copy_interrupted 0 '^interrupted with 2 temporary files: exit 130, temporary files left: 0, outputs 0$' \
-        'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && {
-        "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt & pid=$!;
-        for i in $(seq 3000); do seen=$(ls -a | grep -c gpuprim-tmp); [ "$seen" -ge 2 ] && break; sleep 0.01; done;
-        kill -INT $pid; wait $pid; rc=$?;
-        echo "interrupted with $seen temporary files: exit $rc, $(leftovers), outputs $(ls big_s.txt big_r.txt 2>/dev/null | wc -l)";
-        rm -f big.npy ./*gpuprim-tmp*; }'
+    # A signal that ends the tool while a split writes its second file leaves neither output nor
+    # a temporary file; one the tool started with ignored (HUP under nohup, INT in a script's
+    # background job, hence set -m here) stays ignored, and both outputs appear.
+    check partition_copy_signalled 0 \
+        '^INT 2 130 0 0, TERM 2 143 0 0, HUP 2 129 0 0, PIPE 2 141 0 0, QUIT 2 131 0 0; ignored HUP 2 0 0 2$' \
+        'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
+        split_signalled() {
+            "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt >/dev/null & pid=$!;
+            for i in $(seq 3000); do seen=$(ls -a | grep -c gpuprim-tmp); [ "$seen" -ge 2 ] && break; sleep 0.01; done;
+            kill -"$1" $pid; wait $pid; rc=$?;
+            printf "%s %s %s %s %s" "$1" "$seen" $rc "$(ls -a | grep -c gpuprim-tmp)" "$(ls big_s.txt big_r.txt 2>/dev/null | wc -l)";
+            rm -f big_s.txt big_r.txt ./*gpuprim-tmp*; } &&
+        for s in INT TERM HUP PIPE QUIT; do split_signalled $s; [ $s = QUIT ] && printf "; " || printf ", "; done &&
+        (trap "" HUP; printf "ignored "; split_signalled HUP) && echo && rm -f big.npy'
     exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
         stalin --descending a.txt -o d.txt && cat d.txt'
     exact stalin_nan_inf 'stalin f4_nan.npy -o n.txt && cat n.txt && printf "nan\n-inf\n-inf\n3\ninf\n2\ninf\nnan\n" | stalin - -o i.txt &&
