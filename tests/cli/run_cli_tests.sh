@@ -48,7 +48,8 @@ skip() { echo "SKIP $1"; skipped=$((skipped + 1)); }
 
 gpuprim() { "${RUN[@]}" "$@"; }
 # Temporary files of gpuprim's output (there must be none after a run).
-leftovers() { echo "temporary files left: $(ls -a | grep -c gpuprim-tmp)"; }
+temp_count() { ls -a | grep -c gpuprim-tmp; }
+leftovers() { echo "temporary files left: $(temp_count)"; }
 gen() { "${RUN[@]}" gen "$@"; }
 reduce() { "${RUN[@]}" reduce --backend "$B" "$@"; }
 transpose() { "${RUN[@]}" transpose --backend "$B" "$@"; }
@@ -361,9 +362,9 @@ golden_cases() {
         'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
         split_signalled() {
             "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt >/dev/null & pid=$!;
-            for i in $(seq 3000); do seen=$(ls -a | grep -c gpuprim-tmp); [ "$seen" -ge 2 ] && break; sleep 0.01; done;
+            for i in $(seq 3000); do seen=$(temp_count); [ "$seen" -ge 2 ] && break; sleep 0.01; done;
             kill -"$1" $pid; wait $pid; rc=$?;
-            printf "%s %s %s %s %s" "$1" "$seen" $rc "$(ls -a | grep -c gpuprim-tmp)" "$(ls big_s.txt big_r.txt 2>/dev/null | wc -l)";
+            printf "%s %s %s %s %s" "$1" "$seen" $rc "$(temp_count)" "$(ls big_s.txt big_r.txt 2>/dev/null | wc -l)";
             rm -f big_s.txt big_r.txt ./*gpuprim-tmp*; } &&
         for s in INT TERM HUP PIPE QUIT; do split_signalled $s; [ $s = QUIT ] && printf "; " || printf ", "; done &&
         (trap "" HUP; printf "ignored "; split_signalled HUP) && echo && rm -f big.npy'
