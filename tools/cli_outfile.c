@@ -24,43 +24,64 @@
 #define MAX_PENDING 3
 static char *volatile pending_temp[MAX_PENDING];
 
-static void remove_pending_and_reraise(int sig)
+/* The signals whose default action ends the tool: an interrupt, a kill, a
+ * closed terminal, a reader gone from the pipe of stdout (`| head`), a
+ * quit, a timer or a user signal nobody handles, a CPU or file-size limit
+ * (`ulimit -t`, `ulimit -f`), and the crashes. Left out: SIGTRAP, SIGPROF
+ * and SIGVTALRM, which debuggers and profilers own. */
+static const int end_signals[] = {SIGHUP,  SIGINT,  SIGPIPE, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2,
+                                  SIGXCPU, SIGXFSZ, SIGABRT, SIGBUS,  SIGFPE,  SIGILL,  SIGSEGV, SIGSYS};
+#define N_END_SIGNALS ((int)(sizeof end_signals / sizeof end_signals[0]))
+
+/* A signal the processor raises at the faulting instruction. */
+static int is_fault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL; }
+
+static void remove_pending_and_reraise(int sig, siginfo_t *info, void *context)
 {
+    (void)context;
     for (int i = 0; i < MAX_PENDING; i++) {
         char *t = pending_temp[i];
-        if (t) unlink(t); /* async-signal-safe */
+        if (t) unlink(t); /* async-signal-safe, as are signal and raise */
     }
     signal(sig, SIG_DFL);
+    /* A fault the processor raised strikes again when this returns, now to
+     * the default action, whose core shows the instruction; one sent by
+     * kill or raise (abort's) must be sent again. */
+    if (is_fault(sig) && info && info->si_code > 0) return;
     raise(sig);
 }
 
-/* The signals whose default action ends the tool without a crash: an
- * interrupt, a kill, a closed terminal, a reader gone from the pipe of
- * stdout (`| head`) and a quit. One the tool started with ignored (nohup,
- * a script's background job) stays ignored. A crash leaves its temporary
- * file (NAME.gpuprim-tmp-PID-N). */
-static const int end_signals[] = {SIGHUP, SIGINT, SIGPIPE, SIGQUIT, SIGTERM};
-#define N_END_SIGNALS ((int)(sizeof end_signals / sizeof end_signals[0]))
+/* Whether disposition `a` is this file's handler, or the default. */
+static int is_ours(const struct sigaction *a)
+{
+    return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == remove_pending_and_reraise;
+}
+static int is_default(const struct sigaction *a) { return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL; }
 
 /* Adds temp to the pending files, or (done) takes it off; the handlers
- * stay while any is pending. */
+ * stay while any is pending. Only a signal left at its default is taken:
+ * one ignored (nohup, a script's background job) stays ignored, and one
+ * handled already (AddressSanitizer's SIGSEGV) stays with its handler. */
 static void track_temp(char *temp, int done)
 {
-    static int looked, ignored[N_END_SIGNALS];
     int any = 0;
     for (int i = 0, placed = 0; i < MAX_PENDING; i++) {
         if (done && pending_temp[i] == temp) pending_temp[i] = NULL;
         else if (!done && !placed && !pending_temp[i]) pending_temp[i] = temp, placed = 1;
         any |= pending_temp[i] != NULL;
     }
+    struct sigaction take = {0}, give_back = {0};
+    take.sa_sigaction = remove_pending_and_reraise;
+    take.sa_flags = SA_SIGINFO | SA_RESTART;
+    give_back.sa_handler = SIG_DFL;
+    sigemptyset(&take.sa_mask);
+    sigemptyset(&give_back.sa_mask);
     for (int i = 0; i < N_END_SIGNALS; i++) {
-        if (!looked) {
-            struct sigaction start;
-            ignored[i] = sigaction(end_signals[i], NULL, &start) == 0 && start.sa_handler == SIG_IGN;
-        }
-        if (!ignored[i]) signal(end_signals[i], any ? remove_pending_and_reraise : SIG_DFL);
+        struct sigaction now;
+        if (sigaction(end_signals[i], NULL, &now) != 0) continue;
+        if (any && is_default(&now)) sigaction(end_signals[i], &take, NULL);
+        else if (!any && is_ours(&now)) sigaction(end_signals[i], &give_back, NULL);
     }
-    looked = 1;
 }
 
 /* An existing path that is neither a regular file nor a folder: /dev/null,

@@ -50,6 +50,21 @@ gpuprim() { "${RUN[@]}" "$@"; }
 # Temporary files of gpuprim's output (there must be none after a run).
 temp_count() { ls -a | grep -c gpuprim-tmp; }
 leftovers() { echo "temporary files left: $(temp_count)"; }
+# split_signalled SIG: a partition into two text files, sent SIG once both
+# temporary files exist; prints SIG, the temporary files seen, the exit
+# status, the temporary files left and the outputs that appeared.
+split_signalled() {
+    "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt >/dev/null &
+    local pid=$! seen=0 rc
+    for _ in $(seq 3000); do seen=$(temp_count); [ "$seen" -ge 2 ] && break; sleep 0.01; done
+    kill -"$1" $pid
+    wait $pid
+    rc=$?
+    printf "%s %s %s %s %s" "$1" "$seen" $rc "$(temp_count)" "$(ls big_s.txt big_r.txt 2>/dev/null | wc -l)"
+    rm -f big_s.txt big_r.txt ./*gpuprim-tmp*
+}
+# The crash helper (outfile_fault.c), through the tool's emulator if any.
+outfile_fault() { "${RUN[@]:0:${#RUN[@]}-1}" "$GP_OUTFILE_FAULT" "$@"; }
 gen() { "${RUN[@]}" gen "$@"; }
 reduce() { "${RUN[@]}" reduce --backend "$B" "$@"; }
 transpose() { "${RUN[@]}" transpose --backend "$B" "$@"; }
@@ -360,14 +375,28 @@ golden_cases() {
     check partition_copy_signalled 0 \
         '^INT 2 130 0 0, TERM 2 143 0 0, HUP 2 129 0 0, PIPE 2 141 0 0, QUIT 2 131 0 0; ignored HUP 2 0 0 2$' \
         'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
-        split_signalled() {
-            "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt >/dev/null & pid=$!;
-            for i in $(seq 3000); do seen=$(temp_count); [ "$seen" -ge 2 ] && break; sleep 0.01; done;
-            kill -"$1" $pid; wait $pid; rc=$?;
-            printf "%s %s %s %s %s" "$1" "$seen" $rc "$(temp_count)" "$(ls big_s.txt big_r.txt 2>/dev/null | wc -l)";
-            rm -f big_s.txt big_r.txt ./*gpuprim-tmp*; } &&
         for s in INT TERM HUP PIPE QUIT; do split_signalled $s; [ $s = QUIT ] && printf "; " || printf ", "; done &&
         (trap "" HUP; printf "ignored "; split_signalled HUP) && echo && rm -f big.npy'
+    # The other signals whose default ends the tool, sent by kill (AddressSanitizer
+    # leaves SIGSEGV, SIGBUS and SIGFPE to the tool here), then three that strike
+    # for real: a write past `ulimit -f`, and in a helper that links the tool's
+    # output code (outfile_fault.c) a store through a null pointer and abort().
+    if [ -z "${GP_OUTFILE_FAULT:-}" ]; then
+        skip "partition_copy_crashed (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
+    else
+        check partition_copy_crashed 0 '^ALRM 2 142 0 0, USR1 2 138 0 0, USR2 2 140 0 0, XCPU 2 152 0 0, '\
+'XFSZ 2 153 0 0, ABRT 2 134 0 0, BUS 2 135 0 0, FPE 2 136 0 0, ILL 2 132 0 0, SEGV 2 139 0 0, SYS 2 159 0 0; '\
+'limit 153 0 0, segv 139 0 0, abort 134 0 0$' \
+            'export ASAN_OPTIONS=${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0 &&
+            gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
+            for s in ALRM USR1 USR2 XCPU XFSZ ABRT BUS FPE ILL SEGV SYS; do
+                split_signalled $s; [ $s = SYS ] && printf "; " || printf ", "; done && rm -f big.npy &&
+            gen --dtype f64 --n 2^16 --seed 5 -o mid.npy >/dev/null &&
+            (ulimit -f 64; partition --if lt:0.5 --rejected limit_r.txt mid.npy -o limit_s.txt >/dev/null);
+            printf "limit %s %s %s, " $? "$(temp_count)" "$(ls limit_s.txt limit_r.txt 2>/dev/null | wc -l)";
+            outfile_fault segv fault.txt; printf "segv %s %s %s, " $? "$(temp_count)" "$(ls fault.txt 2>/dev/null | wc -l)";
+            outfile_fault abort fault.txt; printf "abort %s %s %s\n" $? "$(temp_count)" "$(ls fault.txt 2>/dev/null | wc -l)"; rm -f mid.npy ./*gpuprim-tmp*'
+    fi
     exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
         stalin --descending a.txt -o d.txt && cat d.txt'
     exact stalin_nan_inf 'stalin f4_nan.npy -o n.txt && cat n.txt && printf "nan\n-inf\n-inf\n3\ninf\n2\ninf\nnan\n" | stalin - -o i.txt &&
