@@ -380,7 +380,7 @@ golden_cases() {
     # The other signals whose default ends the tool, sent by kill (AddressSanitizer
     # leaves SIGSEGV, SIGBUS and SIGFPE to the tool here), then three that strike
     # for real: a write past `ulimit -f`, and in a helper that links the tool's
-    # output code (outfile_fault.c) a store through a null pointer and abort().
+    # output code (outfile_fault.c) a store to a read-only page and abort().
     if [ -z "${GP_OUTFILE_FAULT:-}" ]; then
         skip "partition_copy_crashed (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
     else
