@@ -50,9 +50,11 @@ gpuprim() { "${RUN[@]}" "$@"; }
 # Temporary files of gpuprim's output (there must be none after a run).
 temp_count() { ls -a | grep -c gpuprim-tmp; }
 leftovers() { echo "temporary files left: $(temp_count)"; }
+# ended LABEL RC OUTPUT...: how a run ended: LABEL, its exit status, the
+# temporary files left and how many of its outputs exist.
+ended() { printf "%s %s %s %s" "$1" "$2" "$(temp_count)" "$(shift 2; ls "$@" 2>/dev/null | wc -l)"; }
 # split_signalled SIG: a partition into two text files, sent SIG once both
-# temporary files exist; prints SIG, the temporary files seen, the exit
-# status, the temporary files left and the outputs that appeared.
+# temporary files exist; prints SIG, the temporary files seen, then `ended`.
 split_signalled() {
     "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt >/dev/null &
     local pid=$! seen=0 rc
@@ -60,7 +62,7 @@ split_signalled() {
     kill -"$1" $pid
     wait $pid
     rc=$?
-    printf "%s %s %s %s %s" "$1" "$seen" $rc "$(temp_count)" "$(ls big_s.txt big_r.txt 2>/dev/null | wc -l)"
+    ended "$1 $seen" $rc big_s.txt big_r.txt
     rm -f big_s.txt big_r.txt ./*gpuprim-tmp*
 }
 # The crash helper (outfile_fault.c), through the tool's emulator if any.
@@ -393,9 +395,9 @@ golden_cases() {
                 split_signalled $s; [ $s = SYS ] && printf "; " || printf ", "; done && rm -f big.npy &&
             gen --dtype f64 --n 2^16 --seed 5 -o mid.npy >/dev/null &&
             (ulimit -f 64; partition --if lt:0.5 --rejected limit_r.txt mid.npy -o limit_s.txt >/dev/null);
-            printf "limit %s %s %s, " $? "$(temp_count)" "$(ls limit_s.txt limit_r.txt 2>/dev/null | wc -l)";
-            outfile_fault segv fault.txt; printf "segv %s %s %s, " $? "$(temp_count)" "$(ls fault.txt 2>/dev/null | wc -l)";
-            outfile_fault abort fault.txt; printf "abort %s %s %s\n" $? "$(temp_count)" "$(ls fault.txt 2>/dev/null | wc -l)"; rm -f mid.npy ./*gpuprim-tmp*'
+            ended limit $? limit_s.txt limit_r.txt; printf ", ";
+            outfile_fault segv fault.txt; ended segv $? fault.txt; printf ", ";
+            outfile_fault abort fault.txt; ended abort $? fault.txt; echo; rm -f mid.npy ./*gpuprim-tmp*'
     fi
     exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
         stalin --descending a.txt -o d.txt && cat d.txt'
