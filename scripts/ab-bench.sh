@@ -18,6 +18,9 @@ sizes=${AB_SIZES:-2^24,2^26,2^28}
 rounds=${AB_ROUNDS:-2}
 runs=${AB_RUNS:-10}
 deadline=${AB_DEADLINE_S:-540}
+# A folder that does not exist yet is made: without it every bench's log
+# line failed and the call's A/B was lost (round 97).
+mkdir -p "${OUT:-.}" || exit 2
 log=${OUT:-.}/ab-bench.log
 t0=$(date +%s)
 : >"$log"

@@ -16,6 +16,7 @@ sizes=${NCU_SIZES:-2^28}
 kernels=${NCU_KERNELS:-regex:bits_kernel|select_kernel}
 tool=${NCU_TOOL:-build-dev/gpuprim}
 out=${OUT:-.}
+mkdir -p "$out" || exit 2 # as ab-bench.sh: OUT may name a folder still to make
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 command -v ncu >/dev/null || { echo "ncu-bench: no ncu on PATH" >&2; exit 2; }
 [ -x "$tool" ] || { echo "ncu-bench: no tool at $tool" >&2; exit 2; }
