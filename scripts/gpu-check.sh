@@ -230,12 +230,15 @@ fi
 # partition_prefixed_kernel, on one range of tiles or five. 1-byte
 # partitions into two buffers by flags take wider tiles where those pay
 # (GPUPRIM_PARTITION_COPY_WIDER=1, as by default since e31ee4c, pinned;
-# on one block, --quick's 135169 items).
+# on one block, --quick's 135169 items). Last, 1-byte selections and
+# splits of 4 to 19 wider tiles take them on a grid cut to 4 a block
+# (GPUPRIM_WIDER_CUT=1: --quick's 65535 and 135169 items).
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
-  for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1 test_scan-persistent:0:5; do
-    IFS=: read -r name warps blocks <<<"$run"
+  for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1 test_scan-persistent:0:5 \
+    test_select-wider-cut:1:5:GPUPRIM_WIDER_CUT=1; do
+    IFS=: read -r name warps blocks extra <<<"$run"
     hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=$blocks GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_COUNT_FIRST=1
-      GPUPRIM_LOOKBACK_WARPS=$warps GPUPRIM_PARTITION_COPY_WIDER=1)
+      GPUPRIM_LOOKBACK_WARPS=$warps GPUPRIM_PARTITION_COPY_WIDER=1 ${extra:+"$extra"})
     step "memcheck-$name" "${hook[@]}" "${memcheck[@]}" "$build/tests/${name%%-*}" --backend cuda --quick || san_ok=1
     step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%%-*}" --backend cuda --quick ||
       san_ok=1

@@ -389,6 +389,11 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
      * would (cuda_select.cu, copy_takes_wider): by default as cuda_tuning.h
      * says (both kinds); 1 both whatever it says, 0 none (for comparison). */
     st->partition_copy_wider = env_switch("GPUPRIM_PARTITION_COPY_WIDER");
+    /* Too few wider tiles for every resident block to get four still run
+     * on a grid cut to four a block where that grid is large enough
+     * (cuda_select.cu, wider_cut_grid); 1 wherever it has a block (the
+     * tests: capped resident blocks), 0 never (for comparison). */
+    st->wider_cut = env_switch("GPUPRIM_WIDER_CUT");
     /* Out-of-place tiled transposes pick cache hints, and for 16-byte
      * elements the tile side, by their size against the L2
      * (cuda_transpose.cu); small, mid or large applies one class to every

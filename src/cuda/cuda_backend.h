@@ -45,6 +45,10 @@ struct context_state {
      * wider tiles where they pay, 1 by comparison and flags, 0 never, -1
      * (default) as cuda_tuning.h says */
     int partition_copy_wider;
+    /* GPUPRIM_WIDER_CUT: wider tiles on a cut grid (cuda_select.cu,
+     * wider_cut_grid), 1 wherever it has a block, 0 never, -1 (default) as
+     * cuda_tuning.h says */
+    int wider_cut;
     long long l2_bytes;    /* the device's L2 */
     int transpose_size;    /* GPUPRIM_TRANSPOSE_SIZE: a transpose_size_class for every transpose, -1 (default) by size */
     void *control;            /* kControlBytes of device memory */

@@ -455,12 +455,29 @@ bool copy_takes_wider(const gp_ctx *ctx, bool by_flags)
     return by_flags ? GP_PARTITION_COPY_WIDER_FLAGS != 0 : true;
 }
 
+/* The grid for `tiles` wider tiles that are too few for the `resident`
+ * blocks to get kWideMinTilesPerBlock each: that many a block, where the
+ * grid still covers GP_SELECT_WIDER_CUT_MIN_SM_PCT of the SMs (the hook,
+ * GPUPRIM_WIDER_CUT: wherever it has a block, or never); else 0. Fewer,
+ * larger tiles beat the wide tier's full grid there (docs/perf/scan.md,
+ * round 98). */
+unsigned wider_cut_grid(const gp_ctx *ctx, unsigned long long tiles, unsigned resident)
+{
+    const unsigned long long cut = tiles / (unsigned long long)kWideMinTilesPerBlock;
+    const int hook = state(ctx)->wider_cut;
+    if (hook == 0 || cut == 0 || cut >= resident) return 0;
+    if (hook < 0 && cut * 100 < (unsigned long long)state(ctx)->sm_count * GP_SELECT_WIDER_CUT_MIN_SM_PCT) return 0;
+    return (unsigned)cut;
+}
+
 /* Wider where it pays, else wide where that pays, else narrow; a
  * partition runs in one pass on narrow tiles where it can, and where its
  * narrow tiles outnumber the blocks, on wide ones where those come one a
  * block, where only they can, or for 8-byte items wherever they fit
- * (GP_PARTITION_WIDE_ONE_PASS, _MIN_ITEM_BYTES). counted_first: a
- * partition counted first (by flags, the Bits kernels). */
+ * (GP_PARTITION_WIDE_ONE_PASS, _MIN_ITEM_BYTES). Where wider tiles do not
+ * pay on every resident block, selections and splits take them on a cut
+ * grid before any other tier (wider_cut_grid). counted_first: a partition
+ * counted first (by flags, the Bits kernels). */
 persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool counted_first)
 {
     using lookback::persistent_kernel;
@@ -481,6 +498,17 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
     c.tiles = lookback::tiles_of(c.run.tile, a->n);
     c.resident = resident_of(c.run);
     c.one_pass = false;
+    if (c.run.fn != wider.fn && wider.fn && (!a->partition || split)) {
+        const unsigned long long wider_tiles = lookback::tiles_of(wider.tile, a->n);
+        const unsigned cut = wider_cut_grid(ctx, wider_tiles, resident_of(wider));
+        if (cut) {
+#ifdef GP_CUDA_EMULATE
+            gp_emu::note_wider_cut(split);
+#endif
+            c.run = wider, c.tiles = wider_tiles, c.resident = cut;
+            return c;
+        }
+    }
     if (!a->partition || split || c.run.fn != narrow.fn) return c; /* a split never needs one pass */
     constexpr unsigned kNarrowStages = select_pipe_shape<uint8_t, false, kNarrow>::kStages,
                        kWideStages = select_pipe_shape<uint8_t, false, kWide>::kStages;

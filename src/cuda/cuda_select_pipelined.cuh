@@ -164,6 +164,12 @@ struct select_pipe_shape {
     static constexpr size_t kSharedBytes = (size_t)kStages * kStageBytes + (size_t)kFlagSlots * kFlagSlotBytes;
     static constexpr long long kFit = fit(kStages);
     static constexpr int kBlocks = kFit >= kMaxBlocks ? kMaxBlocks : kFit < 1 ? 1 : (int)kFit;
+    /* A selection's (not a partition's) blocks an SM: the packed kernel by
+     * comparison may take more (GP_SELECT_WIDER_CMP_BLOCKS) where its
+     * stages fit. */
+    static constexpr int kSelectBlocks = kPacked && !ByFlags && kFit >= GP_SELECT_WIDER_CMP_BLOCKS
+                                             ? GP_SELECT_WIDER_CMP_BLOCKS
+                                             : kBlocks;
 };
 
 struct sync_select_warps {
@@ -191,7 +197,8 @@ __device__ __forceinline__ void count_uses(const select_params &p, lookback::tic
 
 template <class T, bool ByFlags, bool Partition, int Tier, bool Bits = false>
 __global__ void __launch_bounds__(select_pipe_shape<T, ByFlags, Tier, Bits>::kThreads,
-                                  select_pipe_shape<T, ByFlags, Tier, Bits>::kBlocks)
+                                  Partition ? select_pipe_shape<T, ByFlags, Tier, Bits>::kBlocks
+                                            : select_pipe_shape<T, ByFlags, Tier, Bits>::kSelectBlocks)
     select_kernel_pipelined(const __grid_constant__ select_params p)
 {
     static_assert(!Bits || (ByFlags && Partition), "bits stand for a partition's flags, counted first");

@@ -621,6 +621,29 @@ static_assert(GP_SELECT_WIDER_LOOKBACK_WARPS >= 1, "at least one look-back warp"
 #define GP_SELECT_WIDER_CMP_LOOKBACK_WARPS 1
 #endif
 static_assert(GP_SELECT_WIDER_CMP_LOOKBACK_WARPS >= 1, "at least one look-back warp");
+/* Blocks an SM the wider tier's packed selection kernel by comparison is
+ * built for (the __launch_bounds__ minimum, which sets its registers: 3
+ * blocks, 72; 4, 56, no spills). Partitions into two buffers keep 3: they
+ * were no faster on 4 (partition-copy-if u8 2^27 119.6 -> 122.6 us). H100,
+ * us, 2 rounds of 10 runs: select-if u8 2^27 72.2 -> 71.1, 2^28 135.1 ->
+ * 130.0 (96.9% -> 100.4% of the copy); i8 2^28 161.9 -> 158.0; 2^22-2^26
+ * within 1.7% either way (docs/perf/scan.md, round 98). */
+#ifndef GP_SELECT_WIDER_CMP_BLOCKS
+#define GP_SELECT_WIDER_CMP_BLOCKS 4
+#endif
+/* Wider tiles on a cut grid: where the wider tier's tiles are too few to
+ * give every resident block kWideMinTilesPerBlock of them, 1-byte
+ * selections and partitions into two buffers still take them, on a grid of
+ * tiles / kWideMinTilesPerBlock blocks, if that grid has at least this share
+ * of the SMs (percent; 0: never, the wide tier runs, as before round 98).
+ * H100, us: select-if u8 2^23 15.1 -> 13.6, 3 x 2^22 19.3 -> 16.2, 2^24
+ * 19.1 -> 17.1, 3 x 2^23 24.8 -> 21.0; partition-copy-if u8 2^23 20.4 ->
+ * 16.8, 2^24 27.0 -> 22.8; select u8 2^24 21.7 -> 20.8; partition-copy u8
+ * 2^23 20.2 -> 17.1. A grid of half the SMs (2^22, 64 blocks) lost 7-18%;
+ * at 96 blocks (3 x 2^21, 73%) 0-3% faster (docs/perf/scan.md, round 98). */
+#ifndef GP_SELECT_WIDER_CUT_MIN_SM_PCT
+#define GP_SELECT_WIDER_CUT_MIN_SM_PCT 60
+#endif
 /* 1: a selection's stage is refilled as soon as its run is written (a
  * barrier of the scan warps after it), not after the next use's ranks
  * (whose barrier orders it for free): two tiles a block land at once, not

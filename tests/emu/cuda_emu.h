@@ -57,6 +57,9 @@ typedef void (*thunk_fn)(const void *fn, const void *params);
 void register_thunk(const char *prefix, thunk_fn t);
 /* Blocks a persistent launch may count on running at once: the workers. */
 unsigned resident_blocks();
+/* cuda_select.cu's choose_persistent took wider tiles on a cut grid, for
+ * a selection or a split (tests/emu/emu_select.cc counts them). */
+void note_wider_cut(bool split);
 
 template <class P>
 void call_kernel(const void *fn, const void *params)

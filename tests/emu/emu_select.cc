@@ -9,6 +9,11 @@
 #include <limits>
 #include <vector>
 
+/* Selections and splits on wider tiles on a cut grid (choose_persistent):
+ * selections, splits. */
+std::atomic<long> emu_wider_cut_calls[2];
+void gp_emu::note_wider_cut(bool split) { emu_wider_cut_calls[split]++; }
+
 /* The blocks of one-pass partitions on wide tiles (choose_persistent), so
  * that the suite can tell they ran. */
 std::atomic<long> emu_wide_one_pass_blocks{0};

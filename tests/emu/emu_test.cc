@@ -74,6 +74,7 @@ extern std::atomic<long> emu_wide_one_pass_blocks; /* emu_select.cc: blocks of o
 extern std::atomic<long> emu_copy_blocks[4]; /* emu_select.cc: blocks of partition_copy: a tile each, persistent,
                                                wider by comparison, wider by flags */
 extern std::atomic<long> emu_prefixed_wide_blocks; /* emu_select.cc: blocks of partition_prefixed_kernel for 4- and 8-byte items */
+extern std::atomic<long> emu_wider_cut_calls[2]; /* emu_select.cc: selections and splits on wider tiles on a cut grid */
 extern std::atomic<long> emu_wider_partition_blocks[2]; /* emu_select.cc: blocks of partitions on wider tiles, by comparison and by flags */
 extern std::atomic<long> emu_compare_bits_calls; /* emu_select.cc: partitions by comparison counted with bits */
 extern std::atomic<long> emu_compare_bits_wide_calls; /* emu_select.cc: of them, of 4- and 8-byte items */
@@ -108,6 +109,9 @@ struct buffer {
  * grows as the sizes vary. "Device" memory is host memory. */
 static gp_cuda::context_state g_state;
 static long g_calls;
+/* Where set (not -2), make_ctx pins the cut-grid hook to it and runs the
+ * look-back-warp kernels on every worker (no resident cap). */
+static int g_pin_wider_cut = -2;
 
 static void *host_alloc(void *, gp_mem_space, int, size_t bytes) { return aligned_alloc(256, (bytes + 255) / 256 * 256); }
 static void host_free(void *, gp_mem_space, int, void *p) { free(p); }
@@ -137,10 +141,19 @@ static gp_ctx make_ctx()
     /* Splits on wider tiles, by comparison and by flags (the hook's 1,
      * as by default); --medium's stay on wide ones. */
     g_state.partition_copy_wider = 1;
+    /* Wider tiles on a cut grid (wider_cut_grid): by default (one "SM",
+     * so wherever the cut grid has a block) and, on every other pair of
+     * calls, never, so both tiers run at the sizes in between. */
+    g_state.wider_cut = (int)(g_calls / 2 % 2) - 1;
     /* The filter's chunks: 4 blocks (one "SM"), then 2 and 1 (the test
      * hook), so chunks of one tile and of many run. */
     g_state.sm_count = 1;
     g_state.max_resident = (unsigned)(g_calls % 3 == 0 ? 0 : g_calls % 3);
+    if (g_pin_wider_cut != -2) {
+        g_state.wider_cut = g_pin_wider_cut;
+        g_state.max_resident = 0;
+        g_state.lookback_warps = true;
+    }
     return c;
 }
 
@@ -460,6 +473,26 @@ int main(int argc, char **argv)
                     select_case(kind, t, n, 0, (gp_cmp)(1 + (k++ % 6)), 0, again >= 4);
                 }
         }
+    /* Wider tiles on a cut grid (wider_cut_grid): too few of them for the
+     * workers to get kWideMinTilesPerBlock each, with the hook pinned to
+     * "wherever the grid has a block", so that every 1-byte selection and
+     * split takes it in every mode (the rotation above reaches it by luck
+     * only): grids of one block and of two, the last tile whole or not. */
+    if (select_wider_T && gp_emu::resident_blocks() > 2) {
+        g_pin_wider_cut = 1;
+        const int64_t per = (int64_t)gp_cuda::kWideMinTilesPerBlock * select_wider_T;
+        for (gp_dtype t : {GP_DTYPE_U8, GP_DTYPE_I8})
+            for (int64_t n : {per + 1, 2 * per, 2 * per + select_wider_T - 1})
+                for (int kind = 0; kind < K_FILTER; kind++) {
+                    const bool part = kind == K_PART_FLAGS || kind == K_PART_IF;
+                    select_case(kind, t, n, kind == K_SEL_FLAGS ? 3 : 0, (gp_cmp)(1 + (k++ % 6)), 0, part);
+                }
+        g_pin_wider_cut = -2;
+        report(emu_wider_cut_calls[0] > 0 && emu_wider_cut_calls[1] > 0,
+               "some 1-byte selections and splits ran on wider tiles on a cut grid");
+    }
+    printf("wider tiles on a cut grid: %ld selections, %ld splits\n", emu_wider_cut_calls[0].load(),
+           emu_wider_cut_calls[1].load());
     /* make_ctx's hook sends every other persistent partition by
      * comparison that does not run in one pass through count(): past
      * --quick's sizes (two tiles at most, one pass), some must, but for
