@@ -627,7 +627,9 @@ static_assert(GP_SELECT_WIDER_CMP_LOOKBACK_WARPS >= 1, "at least one look-back w
  * were no faster on 4 (partition-copy-if u8 2^27 119.6 -> 122.6 us). H100,
  * us, 2 rounds of 10 runs: select-if u8 2^27 72.2 -> 71.1, 2^28 135.1 ->
  * 130.0 (96.9% -> 100.4% of the copy); i8 2^28 161.9 -> 158.0; 2^22-2^26
- * within 1.7% either way (docs/perf/scan.md, round 98). */
+ * within 1.7% either way with the cut grid below (without it 2^25 lost
+ * 19%: 2048 tiles no longer gave 528 blocks 4, and the wide tier ran)
+ * (docs/perf/scan.md, round 98). */
 #ifndef GP_SELECT_WIDER_CMP_BLOCKS
 #define GP_SELECT_WIDER_CMP_BLOCKS 4
 #endif
