@@ -109,9 +109,10 @@ struct buffer {
  * grows as the sizes vary. "Device" memory is host memory. */
 static gp_cuda::context_state g_state;
 static long g_calls;
-/* Where set (not -2), make_ctx pins the cut-grid hook to it and runs the
- * look-back-warp kernels on every worker (no resident cap). */
-static int g_pin_wider_cut = -2;
+/* Where set, make_ctx pins the cut-grid hook to "wherever the grid has a
+ * block" and runs the look-back-warp kernels on every worker (no resident
+ * cap). */
+static bool g_pin_wider_cut;
 
 static void *host_alloc(void *, gp_mem_space, int, size_t bytes) { return aligned_alloc(256, (bytes + 255) / 256 * 256); }
 static void host_free(void *, gp_mem_space, int, void *p) { free(p); }
@@ -149,8 +150,8 @@ static gp_ctx make_ctx()
      * hook), so chunks of one tile and of many run. */
     g_state.sm_count = 1;
     g_state.max_resident = (unsigned)(g_calls % 3 == 0 ? 0 : g_calls % 3);
-    if (g_pin_wider_cut != -2) {
-        g_state.wider_cut = g_pin_wider_cut;
+    if (g_pin_wider_cut) {
+        g_state.wider_cut = 1;
         g_state.max_resident = 0;
         g_state.lookback_warps = true;
     }
@@ -479,7 +480,7 @@ int main(int argc, char **argv)
      * split takes it in every mode (the rotation above reaches it by luck
      * only): grids of one block and of two, the last tile whole or not. */
     if (select_wider_T && gp_emu::resident_blocks() > 2) {
-        g_pin_wider_cut = 1;
+        g_pin_wider_cut = true;
         const int64_t per = (int64_t)gp_cuda::kWideMinTilesPerBlock * select_wider_T;
         for (gp_dtype t : {GP_DTYPE_U8, GP_DTYPE_I8})
             for (int64_t n : {per + 1, 2 * per, 2 * per + select_wider_T - 1})
@@ -487,7 +488,7 @@ int main(int argc, char **argv)
                     const bool part = kind == K_PART_FLAGS || kind == K_PART_IF;
                     select_case(kind, t, n, kind == K_SEL_FLAGS ? 3 : 0, (gp_cmp)(1 + (k++ % 6)), 0, part);
                 }
-        g_pin_wider_cut = -2;
+        g_pin_wider_cut = false;
         report(emu_wider_cut_calls[0] > 0 && emu_wider_cut_calls[1] > 0,
                "some 1-byte selections and splits ran on wider tiles on a cut grid");
     }
