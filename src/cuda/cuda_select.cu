@@ -493,12 +493,10 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
         return k.fn ? resident_blocks(ctx, k.fn, k.threads, k.smem) : 0u;
     };
     const persistent_kernel &wide_or_wider = lookback::narrow_or_wide(ctx, wide, wider, a->n);
+    const bool wider_pays = &wide_or_wider == &wider;
     persistent_choice c;
-    c.run = &wide_or_wider == &wider ? wider : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
-    c.tiles = lookback::tiles_of(c.run.tile, a->n);
-    c.resident = resident_of(c.run);
     c.one_pass = false;
-    if (c.run.fn != wider.fn && wider.fn && (!a->partition || split)) {
+    if (!wider_pays && wider.fn && (!a->partition || split)) {
         const unsigned long long wider_tiles = lookback::tiles_of(wider.tile, a->n);
         const unsigned cut = wider_cut_grid(ctx, wider_tiles, resident_of(wider));
         if (cut) {
@@ -509,6 +507,9 @@ persistent_choice choose_persistent(gp_ctx *ctx, const gp_select_args *a, bool c
             return c;
         }
     }
+    c.run = wider_pays ? wider : lookback::narrow_or_wide(ctx, narrow, wide, a->n);
+    c.tiles = lookback::tiles_of(c.run.tile, a->n);
+    c.resident = resident_of(c.run);
     if (!a->partition || split || c.run.fn != narrow.fn) return c; /* a split never needs one pass */
     constexpr unsigned kNarrowStages = select_pipe_shape<uint8_t, false, kNarrow>::kStages,
                        kWideStages = select_pipe_shape<uint8_t, false, kWide>::kStages;
