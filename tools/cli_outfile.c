@@ -1,10 +1,15 @@
 /*
- * Output files that appear only when complete: the bytes go to a temporary
- * name in the same directory (so the final rename stays on one file system
- * and is atomic), and a failure or an interrupt removes it. A device or a
- * pipe is written in place.
+ * Output files that appear only when complete. Where the kernel and the
+ * folder's file system allow (Linux's O_TMPFILE), the bytes go to a file
+ * with no name in the output's folder, which is linked under a temporary
+ * name and renamed into place once written: an end of any kind before then,
+ * SIGKILL and a sanitizer's crash report included, leaves nothing. Where
+ * they do not, the bytes go to a temporary name beside the output, and a
+ * failure or a signal that ends the tool removes it. Either way the final
+ * rename stays on one file system and is atomic. A device or a pipe is
+ * written in place.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE; harmless where it is not defined */
 #include "cli_common.h"
 #include "cli_output.h"
 
@@ -89,12 +94,63 @@ static void track_temp(char *temp, int done)
  * /dev/null itself), so it is written in place. */
 static int is_stream(const struct stat *st) { return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode); }
 
-/* Frees what an open that failed with errno e had taken, and says why. */
-static int open_failed(cli_outfile *f, const char *path, int e)
+/* The folder of `path` ("." where it names none); 0 where that is too long
+ * to name. */
+static int folder_of(const char *path, char *folder, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    size_t len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    if (len + 2 > size) return 0;
+    if (!slash) memcpy(folder, ".", 2);
+    else memcpy(folder, path, len), folder[len] = '\0';
+    return 1;
+}
+
+/* The name by which an open file with no name can be linked: its
+ * descriptor's entry under /proc (linkat's AT_EMPTY_PATH would need a
+ * privilege). */
+static void proc_entry(int fd, char *entry, size_t size) { snprintf(entry, size, "/proc/self/fd/%d", fd); }
+
+/* A file with no name in the folder of `path`, open for writing; -1 where
+ * the kernel or the folder's file system has none, where /proc is missing
+ * (it could not be linked), or where GPUPRIM_OUTFILE_NAMED is set to other
+ * than 0 (the tests' way to the named temporary file). */
+static int open_unnamed(const char *path)
+{
+#ifdef O_TMPFILE
+    const char *named = getenv("GPUPRIM_OUTFILE_NAMED");
+    char folder[PATH_MAX], entry[64];
+    if ((named && *named && strcmp(named, "0") != 0) || !folder_of(path, folder, sizeof folder)) return -1;
+    /* Mode 0666: the umask decides, as for any file the user creates. */
+    int fd = open(folder, O_TMPFILE | O_WRONLY, 0666);
+    if (fd < 0) return -1;
+    proc_entry(fd, entry, sizeof entry);
+    if (access(entry, F_OK) == 0) return fd;
+    close(fd);
+#else
+    (void)path;
+#endif
+    return -1;
+}
+
+static void name_temp(cli_outfile *f, int attempt)
+{
+    snprintf(f->temp_path, strlen(f->path) + 64, "%s.gpuprim-tmp-%ld-%d", f->path, (long)getpid(), attempt);
+}
+
+/* Frees what f holds and zeroes it; a zeroed file is not open. */
+static void reset(cli_outfile *f)
 {
     free(f->path);
     free(f->temp_path);
     memset(f, 0, sizeof *f);
+    f->held_fd = -1;
+}
+
+/* Frees what an open that failed with errno e had taken, and says why. */
+static int open_failed(cli_outfile *f, const char *path, int e)
+{
+    reset(f);
     return cli_error("cannot create '%s': %s", path, strerror(e));
 }
 
@@ -108,6 +164,7 @@ static int open_in_place(cli_outfile *f, const char *path)
 int cli_outfile_open(cli_outfile *f, const char *path)
 {
     memset(f, 0, sizeof *f);
+    f->held_fd = -1;
     /* A file that exists is replaced only where it could be written in
      * place, and keeps its permissions: a read-only file is refused as a
      * plain open refuses it, and a private one does not come back readable
@@ -117,17 +174,17 @@ int cli_outfile_open(cli_outfile *f, const char *path)
     if (exists && is_stream(&old)) return open_in_place(f, path);
     const int replaces = exists && S_ISREG(old.st_mode);
     if (replaces && access(path, W_OK) != 0) return cli_error("cannot write '%s': %s", path, strerror(errno));
-    size_t size = strlen(path) + 64;
     f->path = (char *)malloc(strlen(path) + 1);
-    f->temp_path = (char *)malloc(size);
+    f->temp_path = (char *)malloc(strlen(path) + 64);
     if (!f->path || !f->temp_path) return open_failed(f, path, ENOMEM);
     strcpy(f->path, path);
-    int fd = -1;
-    /* O_EXCL: never reuse a file someone else is writing; mode 0666 lets the
-     * umask decide, as for any file the user creates (a replaced file's mode
-     * is set below). */
+    f->temp_path[0] = '\0';
+    int fd = open_unnamed(path);
+    f->unnamed = fd >= 0;
+    /* O_EXCL: never reuse a file someone else is writing; mode 0666 as for
+     * the unnamed file (a replaced file's mode is set below). */
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        snprintf(f->temp_path, size, "%s.gpuprim-tmp-%ld-%d", path, (long)getpid(), attempt);
+        name_temp(f, attempt);
         fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
@@ -136,76 +193,130 @@ int cli_outfile_open(cli_outfile *f, const char *path)
     if (!f->fp) {
         int e = errno;
         close(fd);
-        unlink(f->temp_path);
+        if (!f->unnamed) unlink(f->temp_path);
         return open_failed(f, path, e);
     }
-    track_temp(f->temp_path, 0);
+    /* An unnamed file needs no removing until commit links it. */
+    if (!f->unnamed) track_temp(f->temp_path, 0);
     return CLI_EXIT_OK;
 }
 
 static void release(cli_outfile *f)
 {
     if (f->temp_path) track_temp(f->temp_path, 1);
-    free(f->path);
-    free(f->temp_path);
-    memset(f, 0, sizeof *f);
+    if (f->held_fd >= 0) close(f->held_fd);
+    reset(f);
 }
 
 /* Opened and not yet committed or aborted (release zeroes f). */
 static int is_open(const cli_outfile *f) { return f->fp || f->temp_path; }
 
+/* Closes and removes what f has written; an unnamed file goes with its
+ * last descriptor (and temp_path may name another's file, see
+ * link_unnamed). */
+static void discard(cli_outfile *f)
+{
+    if (f->fp) fclose(f->fp);
+    if (f->temp_path && !f->unnamed) unlink(f->temp_path);
+    release(f);
+}
+
 void cli_outfile_abort(cli_outfile *f)
 {
-    if (!is_open(f)) return;
-    if (f->fp) fclose(f->fp);
-    if (f->temp_path) unlink(f->temp_path);
-    release(f);
+    if (is_open(f)) discard(f);
+}
+
+/* Ends the writing: every byte out and the stream closed, or 0 with the
+ * error in *e. An unnamed file is held open by a second descriptor until
+ * put_in_place links it. */
+static int finish_writing(cli_outfile *f, int *e)
+{
+    int ok = ferror(f->fp) == 0;
+    *e = errno;
+    if (ok && f->unnamed && (f->held_fd = dup(fileno(f->fp))) < 0) ok = 0, *e = errno;
+    if (fclose(f->fp) != 0 && ok) ok = 0, *e = errno;
+    f->fp = NULL;
+    return ok;
+}
+
+/* Links an unnamed file under a temporary name, taken off the pending
+ * files on failure. 0 or an errno. */
+static int link_unnamed(cli_outfile *f)
+{
+    char entry[64];
+    proc_entry(f->held_fd, entry, sizeof entry);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        name_temp(f, attempt);
+        /* Pending before the link: a signal between the link and the rename
+         * removes the name (one that finds it not yet linked removes a stale
+         * name of this tool's pattern at most). */
+        track_temp(f->temp_path, 0);
+        if (linkat(AT_FDCWD, entry, AT_FDCWD, f->temp_path, AT_SYMLINK_FOLLOW) == 0) return 0;
+        int e = errno;
+        track_temp(f->temp_path, 1);
+        if (e != EEXIST) return e;
+    }
+    return EEXIST;
+}
+
+/* Renames a finished file into place, an unnamed one linked first; on
+ * failure nothing of it stays. 0 or an errno. */
+static int put_in_place(cli_outfile *f)
+{
+    if (!f->temp_path) return 0; /* written in place */
+    int e = f->unnamed ? link_unnamed(f) : 0;
+    if (e != 0) return e; /* nothing was linked */
+    if (rename(f->temp_path, f->path) == 0) return 0;
+    e = errno;
+    unlink(f->temp_path);
+    return e;
+}
+
+static int commit_failed(cli_outfile *f, int e)
+{
+    cli_error("cannot write '%s': %s", f->path, strerror(e ? e : EIO));
+    discard(f);
+    return CLI_EXIT_FAILURE;
 }
 
 int cli_outfile_commit(cli_outfile *f)
 {
-    int failed = ferror(f->fp) != 0;
-    int e = errno;
-    if (fclose(f->fp) != 0 && !failed) {
-        failed = 1;
-        e = errno;
-    }
-    f->fp = NULL;
-    if (!failed && f->temp_path && rename(f->temp_path, f->path) != 0) {
-        failed = 1;
-        e = errno;
-    }
-    if (failed) {
-        if (f->temp_path) unlink(f->temp_path);
-        cli_error("cannot write '%s': %s", f->path, strerror(e ? e : EIO));
-        release(f);
-        return CLI_EXIT_FAILURE;
-    }
+    int e = 0;
+    if (!finish_writing(f, &e) || (e = put_in_place(f)) != 0) return commit_failed(f, e);
     release(f);
     return CLI_EXIT_OK;
 }
 
 int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b)
 {
-    int rc = is_open(a) ? cli_outfile_commit(a) : CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK) {
+    /* Both written out before either is renamed, so a write error in one
+     * (a full disk) leaves neither. Which are open is asked once: a file
+     * written in place looks closed once its stream is. */
+    const int has_a = is_open(a), has_b = is_open(b);
+    int e = 0;
+    if (has_a && !finish_writing(a, &e)) {
         cli_outfile_abort(b);
-        return rc;
+        return commit_failed(a, e);
     }
-    return is_open(b) ? cli_outfile_commit(b) : CLI_EXIT_OK;
+    if (has_b && !finish_writing(b, &e)) {
+        if (has_a) discard(a);
+        return commit_failed(b, e);
+    }
+    if (has_a && (e = put_in_place(a)) != 0) {
+        if (has_b) discard(b);
+        return commit_failed(a, e);
+    }
+    if (has_a) release(a);
+    if (has_b && (e = put_in_place(b)) != 0) return commit_failed(b, e);
+    if (has_b) release(b);
+    return CLI_EXIT_OK;
 }
 
-/* Whether stat finds the folder of `path` ("." where it names none). */
+/* Whether stat finds the folder of `path`. */
 static int stat_folder(const char *path, struct stat *st)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash) return stat(".", st) == 0;
     char folder[PATH_MAX];
-    size_t len = slash == path ? 1 : (size_t)(slash - path);
-    if (len >= sizeof folder) return 0; /* too long to create either */
-    memcpy(folder, path, len);
-    folder[len] = '\0';
-    return stat(folder, st) == 0;
+    return folder_of(path, folder, sizeof folder) && stat(folder, st) == 0;
 }
 
 int cli_outputs_collide(const char *a, const char *b)

@@ -1,8 +1,9 @@
 /*
  * Writing arrays: a .npy header and values in little-endian order, or text
  * with one number a line, into a file that appears only when complete
- * (written under a temporary name in the same directory, then renamed), or
- * into a device or pipe (/dev/null, a FIFO) in place.
+ * (written to a file with no name in the same folder, or where the file
+ * system has none under a temporary name, then renamed into place), or into
+ * a device or pipe (/dev/null, a FIFO) in place.
  */
 #ifndef CLI_OUTPUT_H
 #define CLI_OUTPUT_H
@@ -15,22 +16,25 @@
 typedef struct cli_outfile {
     FILE *fp;
     char *path;      /* the final name */
-    char *temp_path; /* where the bytes go until cli_outfile_commit; NULL: written in place (a device or pipe) */
+    char *temp_path; /* the temporary name, until cli_outfile_commit; NULL: written in place (a device or pipe) */
+    int unnamed;     /* the bytes go to a file with no name (O_TMPFILE), linked under temp_path at commit */
+    int held_fd;     /* the unnamed file between its stream's close and its link; -1 */
 } cli_outfile;
 
-/* Creates the temporary file next to `path`, with the mode of the file it
- * will replace; a file that exists but may not be written is refused (as a
- * plain open refuses it), and a device or pipe is opened in place. Prints
- * the error; returns an exit code. */
+/* Creates the file with no name, or the temporary one, next to `path`,
+ * with the mode of the file it will replace; a file that exists but may not
+ * be written is refused (as a plain open refuses it), and a device or pipe
+ * is opened in place. Prints the error; returns an exit code. */
 int cli_outfile_open(cli_outfile *f, const char *path);
-/* Flushes, closes and renames into place; on any error removes the
- * temporary file, prints the error and returns CLI_EXIT_FAILURE. */
+/* Flushes, closes and renames into place; on any error leaves nothing of
+ * it, prints the error and returns CLI_EXIT_FAILURE. */
 int cli_outfile_commit(cli_outfile *f);
-/* Closes and removes the temporary file (a failed run leaves nothing). */
+/* Closes and removes what was written (a failed run leaves nothing). */
 void cli_outfile_abort(cli_outfile *f);
-/* Commits a, then b, so that two outputs appear together: where a's commit
- * fails, b is removed unwritten (only a failed rename of b, after a's,
- * leaves one). A zeroed cli_outfile (never opened) stands for none. */
+/* Commits a and b so that two outputs appear together: both are written
+ * out before either is renamed, and where a's rename fails b is removed
+ * (only a failed rename of b, after a's, leaves one). A zeroed cli_outfile
+ * (never opened) stands for none. */
 int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b);
 /* Whether two output paths name one entry of one folder, however spelled
  * (p.txt, ./p.txt, d/../p.txt, a link to the folder): the second rename

@@ -53,12 +53,15 @@ leftovers() { echo "temporary files left: $(temp_count)"; }
 # ended LABEL RC OUTPUT...: how a run ended: LABEL, its exit status, the
 # temporary files left and how many of its outputs exist.
 ended() { printf "%s %s %s %s" "$1" "$2" "$(temp_count)" "$(shift 2; ls "$@" 2>/dev/null | wc -l)"; }
+# The files the tool at pid $1 is writing: its temporary names here, and
+# its open files with no name (O_TMPFILE; `/DIR/#INODE (deleted)` in /proc).
+writing_count() { echo $(($(temp_count) + $(ls -l /proc/"$1"/fd 2>/dev/null | grep -c '/#[0-9]* (deleted)$'))); }
 # split_signalled SIG: a partition into two text files, sent SIG once both
-# temporary files exist; prints SIG, the temporary files seen, then `ended`.
+# files are being written; prints SIG, the files seen, then `ended`.
 split_signalled() {
     "${RUN[@]}" partition --backend "$B" --if lt:0.5 --rejected big_r.txt big.npy -o big_s.txt >/dev/null &
     local pid=$! seen=0 rc
-    for _ in $(seq 3000); do seen=$(temp_count); [ "$seen" -ge 2 ] && break; sleep 0.01; done
+    for _ in $(seq 3000); do seen=$(writing_count $pid); [ "$seen" -ge 2 ] && break; sleep 0.01; done
     kill -"$1" $pid
     wait $pid
     rc=$?
@@ -373,23 +376,28 @@ golden_cases() {
         leftovers'
     # A signal that ends the tool while a split writes its second file leaves neither output nor
     # a temporary file; one the tool started with ignored (HUP under nohup, INT in a script's
-    # background job, hence set -m here) stays ignored, and both outputs appear.
-    check partition_copy_signalled 0 \
-        '^INT 2 130 0 0, TERM 2 143 0 0, HUP 2 129 0 0, PIPE 2 141 0 0, QUIT 2 131 0 0; ignored HUP 2 0 0 2$' \
-        'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
-        for s in INT TERM HUP PIPE QUIT; do split_signalled $s; [ $s = QUIT ] && printf "; " || printf ", "; done &&
-        (trap "" HUP; printf "ignored "; split_signalled HUP) && echo && rm -f big.npy'
+    # background job, hence set -m here) stays ignored, and both outputs appear. Then the same
+    # with the named temporary files (GPUPRIM_OUTFILE_NAMED), which the handler removes.
+    local signals='for s in INT TERM HUP PIPE QUIT; do split_signalled $s; [ $s = QUIT ] && printf "; " || printf ", "; done &&
+        (trap "" HUP; printf "ignored "; split_signalled HUP) && echo'
+    for named in "" 1; do
+        check partition_copy_signalled${named:+_named} 0 \
+            '^INT 2 130 0 0, TERM 2 143 0 0, HUP 2 129 0 0, PIPE 2 141 0 0, QUIT 2 131 0 0; ignored HUP 2 0 0 2$' \
+            "export GPUPRIM_OUTFILE_NAMED=$named && gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null &&
+            ulimit -c 0 && set -m && $signals && rm -f big.npy"
+    done
     # The other signals whose default ends the tool, sent by kill (AddressSanitizer
     # leaves SIGSEGV, SIGBUS and SIGFPE to the tool here), then three that strike
     # for real: a write past `ulimit -f`, and in a helper that links the tool's
-    # output code (outfile_fault.c) a store to a read-only page and abort().
+    # output code (outfile_fault.c) a store to a read-only page and abort(). With
+    # the named temporary files, so that the handler must remove them.
     if [ -z "${GP_OUTFILE_FAULT:-}" ]; then
         skip "partition_copy_crashed (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
     else
         check partition_copy_crashed 0 '^ALRM 2 142 0 0, USR1 2 138 0 0, USR2 2 140 0 0, XCPU 2 152 0 0, '\
 'XFSZ 2 153 0 0, ABRT 2 134 0 0, BUS 2 135 0 0, FPE 2 136 0 0, ILL 2 132 0 0, SEGV 2 139 0 0, SYS 2 159 0 0; '\
 'limit 153 0 0, segv 139 0 0, abort 134 0 0$' \
-            'export ASAN_OPTIONS=${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0 &&
+            'export GPUPRIM_OUTFILE_NAMED=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0 &&
             gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
             for s in ALRM USR1 USR2 XCPU XFSZ ABRT BUS FPE ILL SEGV SYS; do
                 split_signalled $s; [ $s = SYS ] && printf "; " || printf ", "; done && rm -f big.npy &&
@@ -398,6 +406,19 @@ golden_cases() {
             ended limit $? limit_s.txt limit_r.txt; printf ", ";
             outfile_fault segv fault.txt; ended segv $? fault.txt; printf ", ";
             outfile_fault abort fault.txt; ended abort $? fault.txt; echo; rm -f mid.npy ./*gpuprim-tmp*'
+    fi
+    # What no handler can catch: SIGKILL, and a crash that AddressSanitizer reports itself (exit
+    # 1; a plain build's segv ends by the signal, 139). The unnamed files leave nothing; the
+    # named ones are left behind.
+    if [ -z "${GP_OUTFILE_FAULT:-}" ]; then
+        skip "partition_copy_killed (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
+    elif [ "$(outfile_fault tmpfile .)" != yes ]; then
+        skip "partition_copy_killed (this folder's file system makes no files without a name, O_TMPFILE)"
+    else
+        check partition_copy_killed 0 '^KILL 2 137 0 0, segv (139|1) 0 0; named KILL 2 137 2 0$' \
+            'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m && split_signalled KILL; printf ", ";
+            outfile_fault segv fault.txt 2>/dev/null; ended segv $? fault.txt; printf "; named ";
+            GPUPRIM_OUTFILE_NAMED=1 split_signalled KILL; echo; rm -f big.npy'
     fi
     exact stalin_article 'printf "4\n8\n6\n8\n12\n2\n12\n19\n" >a.txt && stalin a.txt -o k.txt && cat k.txt &&
         stalin --descending a.txt -o d.txt && cat d.txt'
