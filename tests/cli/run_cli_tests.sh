@@ -376,16 +376,14 @@ golden_cases() {
         leftovers'
     # A signal that ends the tool while a split writes its second file leaves neither output nor
     # a temporary file; one the tool started with ignored (HUP under nohup, INT in a script's
-    # background job, hence set -m here) stays ignored, and both outputs appear. Then the same
-    # with the named temporary files (GPUPRIM_OUTFILE_NAMED), which the handler removes.
-    local signals='for s in INT TERM HUP PIPE QUIT; do split_signalled $s; [ $s = QUIT ] && printf "; " || printf ", "; done &&
-        (trap "" HUP; printf "ignored "; split_signalled HUP) && echo'
-    for named in "" 1; do
-        check partition_copy_signalled${named:+_named} 0 \
-            '^INT 2 130 0 0, TERM 2 143 0 0, HUP 2 129 0 0, PIPE 2 141 0 0, QUIT 2 131 0 0; ignored HUP 2 0 0 2$' \
-            "export GPUPRIM_OUTFILE_NAMED=$named && gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null &&
-            ulimit -c 0 && set -m && $signals && rm -f big.npy"
-    done
+    # background job, hence set -m here) stays ignored, and both outputs appear. On the named
+    # temporary files (GPUPRIM_OUTFILE_NAMED), which the handler must remove; the unnamed ones
+    # are partition_copy_unnamed's, below.
+    check partition_copy_signalled 0 \
+        '^INT 2 130 0 0, TERM 2 143 0 0, HUP 2 129 0 0, PIPE 2 141 0 0, QUIT 2 131 0 0; ignored HUP 2 0 0 2$' \
+        'export GPUPRIM_OUTFILE_NAMED=1 && gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
+        for s in INT TERM HUP PIPE QUIT; do split_signalled $s; [ $s = QUIT ] && printf "; " || printf ", "; done &&
+        (trap "" HUP; printf "ignored "; split_signalled HUP) && echo && rm -f big.npy'
     # The other signals whose default ends the tool, sent by kill (AddressSanitizer
     # leaves SIGSEGV, SIGBUS and SIGFPE to the tool here), then three that strike
     # for real: a write past `ulimit -f`, and in a helper that links the tool's
@@ -407,16 +405,18 @@ golden_cases() {
             outfile_fault segv fault.txt; ended segv $? fault.txt; printf ", ";
             outfile_fault abort fault.txt; ended abort $? fault.txt; echo; rm -f mid.npy ./*gpuprim-tmp*'
     fi
-    # What no handler can catch: SIGKILL, and a crash that AddressSanitizer reports itself (exit
-    # 1; a plain build's segv ends by the signal, 139). The unnamed files leave nothing; the
-    # named ones are left behind.
+    # The unnamed files (O_TMPFILE, the default where the file system has them) leave nothing
+    # however the tool ends: a signal that ends it (INT; no handler is installed for them),
+    # SIGKILL, which no handler catches, and a crash that AddressSanitizer reports itself (exit 1;
+    # a plain build's segv ends by the signal, 139). The named ones are left behind by SIGKILL.
     if [ -z "${GP_OUTFILE_FAULT:-}" ]; then
-        skip "partition_copy_killed (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
+        skip "partition_copy_unnamed (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
     elif [ "$(outfile_fault tmpfile .)" != yes ]; then
-        skip "partition_copy_killed (this folder's file system makes no files without a name, O_TMPFILE)"
+        skip "partition_copy_unnamed (this folder's file system makes no files without a name, O_TMPFILE)"
     else
-        check partition_copy_killed 0 '^KILL 2 137 0 0, segv (139|1) 0 0; named KILL 2 137 2 0$' \
-            'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m && split_signalled KILL; printf ", ";
+        check partition_copy_unnamed 0 '^INT 2 130 0 0, KILL 2 137 0 0, segv (139|1) 0 0; named KILL 2 137 2 0$' \
+            'gen --dtype f64 --n 2^23 --seed 5 -o big.npy >/dev/null && ulimit -c 0 && set -m &&
+            for s in INT KILL; do split_signalled $s; printf ", "; done;
             outfile_fault segv fault.txt 2>/dev/null; ended segv $? fault.txt; printf "; named ";
             GPUPRIM_OUTFILE_NAMED=1 split_signalled KILL; echo; rm -f big.npy'
     fi
