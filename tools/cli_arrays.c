@@ -51,12 +51,19 @@ int cli_save_array_pair(const char *path_a, const void *a, int64_t na, const cha
     return cli_outfile_commit_pair(&fa, &fb);
 }
 
+/* numpy's boolean descr, in any byte order: one byte has none ('|b1' as
+ * numpy writes it). */
+static int is_bool_descr(const char *descr)
+{
+    return descr[0] && strchr("|<>=", descr[0]) && strcmp(descr + 1, "b1") == 0;
+}
+
 /* A .npy of numpy booleans, which the general loader does not take. */
 static int load_bool_npy(unsigned char *buf, size_t len, const char *name, const cli_npy_header *h, uint8_t **flags,
                          int64_t *n)
 {
-    if (h->fortran_order || h->ndim != 1 || h->shape_too_large)
-        return cli_error("%s: flags must be a 1-D array in C order", name);
+    if (h->fortran_order || h->ndim != 1) return cli_error("%s: flags must be a 1-D array in C order", name);
+    if (h->shape_too_large) return cli_error("%s: bad header: shape too large for this machine", name);
     int64_t count = h->dims[0];
     if (len - h->data_offset < (size_t)count)
         return cli_error("%s: truncated: the header promises %lld flags, the file holds %zu", name, (long long)count,
@@ -84,7 +91,7 @@ int cli_load_flags(const char *path, uint8_t **flags, int64_t *n)
     if (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0) {
         cli_npy_header h;
         rc = cli_npy_read_header(buf, len, name, &h);
-        if (rc == CLI_EXIT_OK && strcmp(h.descr, "|b1") == 0) rc = load_bool_npy(buf, len, name, &h, flags, n);
+        if (rc == CLI_EXIT_OK && is_bool_descr(h.descr)) rc = load_bool_npy(buf, len, name, &h, flags, n);
         else if (rc == CLI_EXIT_OK) rc = cli_parse_npy(buf, len, name, &a);
         if (rc != CLI_EXIT_OK || *flags) {
             free(buf);
@@ -92,7 +99,7 @@ int cli_load_flags(const char *path, uint8_t **flags, int64_t *n)
         }
         a.storage = buf; /* the values point into it */
     } else {
-        rc = cli_parse_text((char *)buf, len, name, (gp_dtype)0, &a);
+        rc = cli_parse_flags_text((char *)buf, len, name, &a);
         free(buf);
         if (rc != CLI_EXIT_OK) return rc;
     }

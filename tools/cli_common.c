@@ -67,16 +67,34 @@ const char *cli_format_bytes(size_t bytes, char *buf, size_t size)
     return buf;
 }
 
+/* The bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *p)
+{
+    const unsigned c = p[0];
+    int len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (int i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0; /* a NUL ends the string here too */
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return len;
+}
+
 void cli_json_string(FILE *to, const char *s)
 {
     fputc('"', to);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        const int len = utf8_length(p);
         if (*p == '"' || *p == '\\')
             fprintf(to, "\\%c", *p);
         else if (*p < 0x20)
             fprintf(to, "\\u%04x", *p);
+        else if (len == 0) /* JSON text is Unicode: a byte that is not (a path's Latin-1 name) shows as U+FFFD */
+            fputs("\\ufffd", to);
         else
-            fputc(*p, to);
+            fwrite(p, 1, (size_t)len, to);
+        p += len ? len : 1;
     }
     fputc('"', to);
 }

@@ -121,7 +121,8 @@ void *cli_host_malloc(size_t bytes, const char *what);
 
 /* "256 MiB", "1.50 GiB", "17 bytes" into buf. */
 const char *cli_format_bytes(size_t bytes, char *buf, size_t size);
-/* Writes `s` as a JSON string literal, quotes included. */
+/* Writes `s` as a JSON string literal, quotes included; a byte that is not
+ * part of well-formed UTF-8 becomes U+FFFD. */
 void cli_json_string(FILE *to, const char *s);
 /* A printable, shortened copy of `len` bytes of `s` for error messages. */
 const char *cli_printable(const char *s, size_t len, char *buf, size_t size);

@@ -38,6 +38,9 @@ int cli_load_op_input(const struct cli_args *args, gp_op *op, gp_dtype *out_t, c
  * parsers may write into it). `name` is used in messages. */
 int cli_parse_npy(unsigned char *buf, size_t len, const char *name, cli_array *out);
 int cli_parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, cli_array *out);
+/* As cli_parse_text with the dtype inferred, for a flags file, which has no
+ * --dtype to suggest when a value is out of range. */
+int cli_parse_flags_text(char *buf, size_t len, const char *name, cli_array *out);
 
 /* Reads all of `path` ("-": standard input) into a malloc'd block with one
  * spare byte after `len`; *name is what messages call it. Errors printed. */

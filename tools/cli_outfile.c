@@ -22,10 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The temporary files of the outputs being written, removed on a signal
- * that ends the tool (end_signals): a verb's pair (partition's two
- * buffers, histogram's counts and plot), both open until both are written,
- * or the bench's three (--csv, --json, --plot), open for the whole run. */
+/* The named temporary files of the outputs being written, removed on a
+ * signal that ends the tool (end_signals): a verb's pair (partition's two
+ * buffers, histogram's counts and plot), or the bench's three (--csv,
+ * --json, --plot). A named fallback file is pending from its open to its
+ * commit; an unnamed one only between its link and its rename. */
 #define MAX_PENDING 3
 static char *volatile pending_temp[MAX_PENDING];
 
@@ -69,12 +70,13 @@ static int is_default(const struct sigaction *a) { return !(a->sa_flags & SA_SIG
  * handled already (AddressSanitizer's SIGSEGV) stays with its handler. */
 static void track_temp(char *temp, int done)
 {
-    int any = 0;
+    int any = 0, found = 0;
     for (int i = 0, placed = 0; i < MAX_PENDING; i++) {
-        if (done && pending_temp[i] == temp) pending_temp[i] = NULL;
+        if (done && pending_temp[i] == temp) pending_temp[i] = NULL, found = 1;
         else if (!done && !placed && !pending_temp[i]) pending_temp[i] = temp, placed = 1;
         any |= pending_temp[i] != NULL;
     }
+    if (done && !found) return; /* never pending (an unnamed file not linked): nothing changes */
     struct sigaction take = {0}, give_back = {0};
     take.sa_sigaction = remove_pending_and_reraise;
     take.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -161,6 +163,45 @@ static int open_in_place(cli_outfile *f, const char *path)
     return CLI_EXIT_OK;
 }
 
+/* The tool's standard output or error where `path` names it: "-", or the
+ * file /dev/stdout leads to when that is a regular file (`-o /dev/stdout >
+ * res.txt`). Renamed over, the link itself would be replaced (as root,
+ * /dev/stdout for the whole machine); 0 where path is neither. */
+static int standard_stream_of(const char *path, const struct stat *st, int exists)
+{
+    if (strcmp(path, "-") == 0) return STDOUT_FILENO;
+    for (int fd = STDOUT_FILENO; exists && fd <= STDERR_FILENO; fd++) {
+        struct stat s;
+        if (fstat(fd, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) return fd;
+    }
+    return 0;
+}
+
+/* Writes through a descriptor of its own to what `fd` has open, keeping
+ * its offset and append mode (a shell's `>>`). */
+static int open_on_stream(cli_outfile *f, const char *path, int fd)
+{
+    if (!(f->path = strdup(path))) return open_failed(f, path, ENOMEM);
+    fflush(fd == STDOUT_FILENO ? stdout : stderr); /* what the tool printed before comes first */
+    int copy = dup(fd);
+    if (copy < 0 || !(f->fp = fdopen(copy, "wb"))) {
+        int e = errno;
+        if (copy >= 0) close(copy);
+        return open_failed(f, path, e);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Where no file may be made beside `path` (a folder not writable) but
+ * path itself could be written: the reason is the folder, not the file. */
+static int folder_refused(cli_outfile *f, const char *path, int e)
+{
+    reset(f);
+    return cli_error("cannot write '%s': its folder does not let a file be made in it (%s); an output is written "
+                     "beside its final name and renamed into place",
+                     path, strerror(e));
+}
+
 int cli_outfile_open(cli_outfile *f, const char *path)
 {
     memset(f, 0, sizeof *f);
@@ -171,7 +212,11 @@ int cli_outfile_open(cli_outfile *f, const char *path)
      * by all (the umask's 0644). */
     struct stat old;
     const int exists = stat(path, &old) == 0;
+    const int stream = standard_stream_of(path, &old, exists);
+    if (stream) return open_on_stream(f, path, stream);
     if (exists && is_stream(&old)) return open_in_place(f, path);
+    /* Refused now, not at the rename: a pair's first file is not yet in place. */
+    if (exists && S_ISDIR(old.st_mode)) return cli_error("cannot write '%s': %s", path, strerror(EISDIR));
     const int replaces = exists && S_ISREG(old.st_mode);
     if (replaces && access(path, W_OK) != 0) return cli_error("cannot write '%s': %s", path, strerror(errno));
     f->path = (char *)malloc(strlen(path) + 1);
@@ -188,6 +233,7 @@ int cli_outfile_open(cli_outfile *f, const char *path)
         fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
+    if (fd < 0 && replaces && (errno == EACCES || errno == EPERM || errno == EROFS)) return folder_refused(f, path, errno);
     if (fd < 0) return open_failed(f, path, errno);
     f->fp = replaces && fchmod(fd, old.st_mode & 0777) != 0 ? NULL : fdopen(fd, "wb");
     if (!f->fp) {

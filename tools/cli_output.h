@@ -3,7 +3,8 @@
  * with one number a line, into a file that appears only when complete
  * (written to a file with no name in the same folder, or where the file
  * system has none under a temporary name, then renamed into place), or into
- * a device or pipe (/dev/null, a FIFO) in place.
+ * a device, a pipe (/dev/null, a FIFO) or the tool's standard output in
+ * place.
  */
 #ifndef CLI_OUTPUT_H
 #define CLI_OUTPUT_H
@@ -16,15 +17,17 @@
 typedef struct cli_outfile {
     FILE *fp;
     char *path;      /* the final name */
-    char *temp_path; /* the temporary name, until cli_outfile_commit; NULL: written in place (a device or pipe) */
+    char *temp_path; /* the temporary name, until cli_outfile_commit; NULL: written in place (a device, pipe or stdout) */
     int unnamed;     /* the bytes go to a file with no name (O_TMPFILE), linked under temp_path at commit */
     int held_fd;     /* the unnamed file between its stream's close and its link; -1 */
 } cli_outfile;
 
 /* Creates the file with no name, or the temporary one, next to `path`,
  * with the mode of the file it will replace; a file that exists but may not
- * be written is refused (as a plain open refuses it), and a device or pipe
- * is opened in place. Prints the error; returns an exit code. */
+ * be written is refused (as a plain open refuses it), and so is a folder. A
+ * device or pipe is opened in place, and so is the tool's standard output
+ * or error where path is "-" or leads to it (/dev/stdout). Prints the
+ * error; returns an exit code. */
 int cli_outfile_open(cli_outfile *f, const char *path);
 /* Flushes, closes and renames into place; on any error leaves nothing of
  * it, prints the error and returns CLI_EXIT_FAILURE. */

@@ -50,7 +50,8 @@ typedef struct sel_request {
     sel_kind kind;
     gp_dtype t;
     int64_t n;
-    uint8_t *flags; /* host flags, or NULL for --if */
+    int by_flags;   /* --flags, not --if: the pointers below are NULL when n is 0 */
+    uint8_t *flags; /* host flags */
     gp_cmp cmp;
     unsigned char value[16];
     int descending;
@@ -61,16 +62,17 @@ typedef struct sel_request {
 static gp_status call(gp_ctx *ctx, sel_request *r, const void *in, const uint8_t *flags, void *out, void *rejected)
 {
     int64_t *c = &r->count;
+    const int by_flags = r->by_flags;
     switch (r->kind) {
     case SEL_SELECT:
-        return flags ? gp_select_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
-                     : gp_select_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
+        return by_flags ? gp_select_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
+                        : gp_select_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
     case SEL_PARTITION:
         if (r->split)
-            return flags ? gp_partition_copy_flagged(ctx, in, r->t, r->n, flags, out, rejected, NULL, c)
-                         : gp_partition_copy_if(ctx, in, r->t, r->n, r->cmp, r->value, out, rejected, NULL, c);
-        return flags ? gp_partition_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
-                     : gp_partition_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
+            return by_flags ? gp_partition_copy_flagged(ctx, in, r->t, r->n, flags, out, rejected, NULL, c)
+                            : gp_partition_copy_if(ctx, in, r->t, r->n, r->cmp, r->value, out, rejected, NULL, c);
+        return by_flags ? gp_partition_flagged(ctx, in, r->t, r->n, flags, out, NULL, c)
+                        : gp_partition_if(ctx, in, r->t, r->n, r->cmp, r->value, out, NULL, c);
     default:
         return gp_filter_running_max(ctx, in, r->t, r->n, r->descending ? GP_FILTER_DESCENDING : 0, out, NULL, c);
     }
@@ -87,7 +89,7 @@ static int select_on_ctx(gp_ctx *ctx, cli_array *a, sel_request *r, void *result
     int rc = cli_ctx_malloc(ctx, &in, bytes, "the input");
     if (rc == CLI_EXIT_OK) rc = cli_ctx_malloc(ctx, &out, bytes, "the result");
     if (rc == CLI_EXIT_OK && r->split) rc = cli_ctx_malloc(ctx, &rejected, bytes, "the rejected values");
-    if (rc == CLI_EXIT_OK && r->flags) rc = cli_ctx_malloc(ctx, &flags, (size_t)r->n, "the flags");
+    if (rc == CLI_EXIT_OK && r->by_flags) rc = cli_ctx_malloc(ctx, &flags, (size_t)r->n, "the flags");
     gp_status s = GP_STATUS_OK;
     if (rc == CLI_EXIT_OK && (s = gp_copy_from_host(ctx, in, a->data, bytes)) != GP_STATUS_OK)
         rc = cli_gp_error(ctx, s, "copying %zu bytes of input into the context failed", bytes);
@@ -119,7 +121,7 @@ static void print_json(const sel_request *r, const gp_ctx *ctx, const char *path
     char v[64];
     printf("{\"dtype\": \"%s\", \"n\": %" PRId64 ", ", gp_dtype_name(r->t), r->n);
     if (r->kind == SEL_STALIN) printf("\"descending\": %s, ", r->descending ? "true" : "false");
-    else if (r->flags) printf("\"by\": \"flags\", ");
+    else if (r->by_flags) printf("\"by\": \"flags\", ");
     else printf("\"cmp\": \"%s\", \"value\": %s, ", gp_cmp_name(r->cmp), cli_format_value_json(r->value, r->t, v, sizeof v));
     printf("\"backend\": \"%s\", \"%s\": %" PRId64 ", \"output\": ", gp_backend_name(gp_ctx_backend(ctx)),
            r->kind == SEL_STALIN ? "survivors" : "selected", r->count);
@@ -166,6 +168,7 @@ static int run_kind(const cli_args *args, sel_kind kind)
     }
     int64_t nflags = 0;
     if (flags_path) {
+        r.by_flags = 1;
         rc = cli_load_flags(flags_path, &r.flags, &nflags);
         if (rc == CLI_EXIT_OK && nflags != r.n)
             rc = cli_error("%s has %" PRId64 " flags but %s has %" PRId64 " values: they must match", flags_path,
@@ -252,11 +255,12 @@ const cli_verb cli_verb_stalin = {
     .summary = "the running-max filter (\"Stalin sort\") of a .npy or text file",
     .synopsis = "[--descending] [--dtype T] FILE -o OUT",
     .details = GP_CLI_SELECT_INPUT
-        "Keeps x[i] when x[i] >= every value before it (with --descending, <=), so the survivors\n"
-        "ascend; equal values survive, the first value always does. NaN never survives and\n"
-        "does not raise the running maximum. Writes the survivors to OUT and prints how many\n"
-        "there are. With --json, one object: {\"dtype\", \"n\", \"descending\", \"backend\",\n"
-        "\"survivors\", \"output\"}.\n\n"
+        "Keeps x[i] when x[i] >= every value before it, so the survivors ascend (with\n"
+        "--descending, <=, and they descend); equal values survive, and so does the first\n"
+        "value that is not NaN. NaN never survives and does not move the running maximum\n"
+        "(or minimum). Writes the survivors to OUT and prints how many there are. With\n"
+        "--json, one object: {\"dtype\", \"n\", \"descending\", \"backend\", \"survivors\",\n"
+        "\"output\"}.\n\n"
         "example:\n"
         "  printf '4\\n8\\n6\\n8\\n12\\n2\\n12\\n19\\n' | gpuprim stalin - -o kept.txt   # 6: 4 8 8 12 12 19\n",
     .opts = stalin_opts,

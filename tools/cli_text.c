@@ -22,7 +22,9 @@ static gp_dtype infer_dtype(const char *buf, size_t len)
     return GP_DTYPE_I64;
 }
 
-int cli_parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, cli_array *out)
+/* dtype 0: inferred, and where suggest_dtype, a value out of its range
+ * suggests --dtype. */
+static int parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, int suggest_dtype, cli_array *out)
 {
     int inferred = dtype == 0;
     if (inferred) dtype = infer_dtype(buf, len);
@@ -61,7 +63,9 @@ int cli_parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, cli_
         if (cli_parse_value(a, dtype, values + (size_t)n * elem, err, sizeof err) != 0) {
             free(values);
             return cli_error("%s: line %zu: %s%s", name, line_no, err,
-                             inferred && strstr(err, "out of range") ? "; pass --dtype to choose another dtype" : "");
+                             inferred && suggest_dtype && strstr(err, "out of range")
+                                 ? "; pass --dtype to choose another dtype"
+                                 : "");
         }
         n++;
     }
@@ -71,6 +75,16 @@ int cli_parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, cli_
     out->storage = values;
     out->format = "text";
     return CLI_EXIT_OK;
+}
+
+int cli_parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, cli_array *out)
+{
+    return parse_text(buf, len, name, dtype, 1, out);
+}
+
+int cli_parse_flags_text(char *buf, size_t len, const char *name, cli_array *out)
+{
+    return parse_text(buf, len, name, (gp_dtype)0, 0, out);
 }
 
 int cli_text_write_values(FILE *fp, const void *values, gp_dtype t, size_t count)

@@ -119,8 +119,20 @@ static int parse_float(const char *text, gp_dtype t, void *out, char *err, size_
     return 0;
 }
 
+/* 0x or 0X after an optional sign: strtod reads it, strtoll in base 10
+ * does not, so hexadecimal is refused for every dtype alike. */
+static int is_hexadecimal(const char *text)
+{
+    const char *p = text + (*text == '+' || *text == '-');
+    return p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+}
+
 int cli_parse_value(const char *text, gp_dtype t, void *out, char *err, size_t err_size)
 {
+    if (is_hexadecimal(text)) {
+        snprintf(err, err_size, "'%s' is hexadecimal: numbers are read in decimal", text);
+        return -1;
+    }
     if (cli_dtype_is_float(t)) return parse_float(text, t, out, err, err_size);
     if (cli_dtype_is_signed(t)) return parse_signed(text, t, out, err, err_size);
     return parse_unsigned(text, t, out, err, err_size);

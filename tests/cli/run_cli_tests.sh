@@ -331,6 +331,9 @@ golden_cases() {
     golden err_histogram_edges 'printf "0\n5\n5\n" >bad.txt && histogram --edges bad.txt ints.txt;
         printf "1\n" >one.txt && histogram --edges one.txt ints.txt; histogram --edges v2_f8.npy v1_i4.npy;
         printf "0\n5\n" | histogram --edges - -'
+    # Hexadecimal refused alike, whatever dtype its digits would infer.
+    golden err_hexadecimal 'printf "0x10\n0x1e\n" >h.txt; scan --op sum h.txt -o o.txt; sel --if lt:0x10 ints.txt -o o.txt;
+        count --if lt:-0X1 ints.txt; test -e o.txt || echo no output'
     golden err_count_args 'count ints.txt; count --if 3 ints.txt; count --if about:3 ints.txt; count --if lt:x ints.txt;
         count --if lt:300 u1.npy; count --if lt: ints.txt'
 
@@ -359,6 +362,15 @@ golden_cases() {
         sel --flags f.npy x.npy -o sf.npy && cksum sf.npy && partition --flags f.npy x.npy -o pf.npy && cksum pf.npy'
     exact partition_order 'partition --if gt:2 v1_i4.npy -o p.txt && cat p.txt && printf "0\n1\n0\n1\n0\n" >f.txt &&
         partition --flags f.txt v1_i4.npy -o q.txt && cat q.txt'
+    # No values and no flags: a count of 0 and empty outputs, each way.
+    exact select_flags_empty 'sel --flags empty.txt empty.npy -o s.npy && cksum s.npy &&
+        partition --flags empty.npy empty.npy -o p.npy && cksum p.npy &&
+        partition --flags empty.txt --rejected r.txt empty.npy -o q.txt && cat q.txt r.txt | wc -c && leftovers'
+    # Booleans in any byte order; flags out of i64's range with no --dtype to suggest.
+    exact select_flags_bool_orders 'for o in "|" "<" ">" "="; do
+            npy b.npy 1 0 "{'"'"'descr'"'"': '"'"'${o}b1'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (5,), }" "$(le 1 1 0 0 1 1)" &&
+            sel --flags b.npy v1_i4.npy -o s.txt >/dev/null && tr "\n" " " <s.txt && echo; done;
+        printf "18446744073709551615\n1\n0\n1\n0\n" >fbig.txt; sel --flags fbig.txt v1_i4.npy -o s.txt'
     exact partition_copy 'partition --if gt:2 --rejected r.txt v1_i4.npy -o p.txt && cat p.txt && echo -- && cat r.txt &&
         printf "0\n1\n0\n1\n0\n" >f.txt && partition --flags f.txt --rejected r.npy v1_i4.npy -o q.npy && cksum q.npy r.npy &&
         gen --dtype f32 --n 100000 --seed 8 -o x.npy && partition --if lt:0.25 x.npy -o p.txt &&
@@ -514,6 +526,20 @@ golden_cases() {
     # Output files: nothing partial, nothing left behind, nothing clobbered.
     golden out_no_dir 'gen --dtype i8 --n 4 --seed 1 -o no_such_dir/x.npy; echo "[exit $?]"; leftovers'
     golden out_onto_directory 'mkdir dir.npy && gen --dtype i8 --n 4 --seed 1 -o dir.npy; echo "[exit $?]"; leftovers'
+    # A pair whose second name is a folder: refused before the first is renamed.
+    golden out_pair_onto_directory 'echo old >keep.txt && mkdir -p rdir &&
+        partition --if gt:1 v1_i4.npy -o keep.txt --rejected rdir; echo "[exit $?]"; cat keep.txt; leftovers'
+    # The tool's standard output, by "-" or by a link to /dev/stdout, also
+    # where that is a file: written through it (append kept), the link never
+    # replaced. Never /dev/stdout itself: a tool that renamed over it (as
+    # root) would break it for the whole machine.
+    golden out_standard_output 'ln -s /dev/stdout so && scan --op sum v1_i4.npy -o so >res.txt; echo "[exit $?]";
+        tr "\n" " " <res.txt; echo; test -L so && echo so still a link;
+        echo first >app.txt && scan --op max v1_i4.npy -o so >>app.txt && tr "\n" " " <app.txt; echo;
+        scan --op sum v1_i4.npy -o - | tail -1; test -e ./- || echo no file named -;
+        partition --if gt:2 v1_i4.npy -o - --rejected - ; echo "[exit $?]"; leftovers'
+    # A path that is not UTF-8 in --json: U+FFFD for the stray byte.
+    golden out_json_not_utf8 'scan --op sum --json v1_i4.npy -o "$(printf "\xff\xc3\xa9.txt")"'
     # A file replaced keeps its mode (not the umask's); a read-only one is refused, as a plain open refuses it.
     golden out_keeps_mode 'printf "x\n" >private.txt && chmod 600 private.txt && scan --op sum v1_i4.npy -o private.txt &&
         stat -c %a private.txt && chmod 640 private.txt && gen --dtype i8 --n 3 --seed 1 -o private.txt && stat -c %a private.txt'
