@@ -14,6 +14,10 @@
  *   parameters) is read before it returns and may be reused at once.
  * - On failure nothing is written to the caller's output, and the context
  *   keeps a message with the detail (gp_ctx_last_error()).
+ * - A context serves one host thread at a time: it holds the last error and
+ *   the slot a host count passes through, so calls on one context from
+ *   several threads at once must be serialised by the caller. Separate
+ *   contexts may run at once, from any threads.
  *
  * The header has no CUDA types: a stream is passed as `void *`.
  */
@@ -246,7 +250,9 @@ GP_API gp_status gp_ctx_set_workspace(gp_ctx *ctx, void *workspace, size_t bytes
 /* ----------------------------------------------------------------- memory */
 
 /* Allocates `bytes` in the context's space (device memory on CUDA), aligned
- * to at least 256 bytes. bytes == 0 gives *ptr == NULL and OK. */
+ * to at least 256 bytes by the default allocator (a custom allocator's
+ * blocks come back as it aligns them). bytes == 0 gives *ptr == NULL and
+ * OK. */
 GP_API gp_status gp_malloc(gp_ctx *ctx, void **ptr, size_t bytes);
 /* Frees memory from gp_malloc. NULL is a no-op. Synchronises. */
 GP_API gp_status gp_free(gp_ctx *ctx, void *ptr);
@@ -301,7 +307,9 @@ GP_API int gp_supports(const gp_ctx *ctx, gp_primitive prim, gp_op op, gp_dtype 
  * - Float MIN and MAX propagate NaN: any NaN in the input gives NaN. Float
  *   sums are computed in an unspecified order (a tree), so they may differ
  *   from a serial loop in the last bits; the error is within (n-1) ulp-scaled
- *   bounds of sum |x|.
+ *   bounds of sum |x|. They start from +0, as CUB's do, so zeros that are
+ *   all -0 sum to +0; a scan's prefix of them may be +0 or -0 (the
+ *   backends differ: the CPU's keeps -0).
  * - n == 0 writes the op's identity in out_t: 0 for SUM, OR, XOR; 1 for
  *   PROD; all bits set for AND; for MIN the largest value of out_t (+inf for
  *   floats); for MAX the smallest (-inf for floats).
@@ -352,9 +360,11 @@ GP_API gp_status gp_scan_inclusive(gp_ctx *ctx, const void *in, gp_dtype in_t, i
 GP_API gp_status gp_scan_exclusive(gp_ctx *ctx, const void *in, gp_dtype in_t, int64_t n, gp_op op,
                                    const void *init, void *out, gp_dtype out_t);
 /* The workspace either scan needs (see gp_ctx_set_workspace). With a
- * caller's workspace, a CUDA scan of more than one tile (4096 elements;
- * 8192 for 1-byte inputs) also clears its part of it on the stream (one
- * cudaMemsetAsync per call); with the context's own scratch it does not. */
+ * caller's workspace, a CUDA scan that looks back over tiles (every scan
+ * but one tile's worth and the small ones one thread-block cluster takes,
+ * up to 2^16 elements, 2^17 for most 1-byte inputs) also clears its part
+ * of it on the stream (one cudaMemsetAsync per call); with the context's
+ * own scratch it does not. */
 GP_API gp_status gp_scan_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int64_t n, gp_op op,
                                         gp_dtype out_t, size_t *bytes);
 
@@ -385,8 +395,10 @@ GP_API gp_status gp_cmp_from_name(const char *name, gp_cmp *out);
  * synchronises. Both may be given. `out` must not overlap `in`, the flags
  * or `count`; in and out must be aligned to the element size. All are
  * stable: input order is kept. Selection writes out[0..count) only; the
- * rest of out is left as it was. n == 0 writes a count of 0. On CUDA each
- * call is one kernel launch; n is limited to 2^38 - 1 there.
+ * rest of out is left as it was. n == 0 writes a count of 0. On CUDA a
+ * selection or a partition into two buffers is one kernel launch, and so
+ * is a partition into one up to the sizes below; n is limited to 2^38 - 1
+ * there.
  * Statuses: NULL_POINTER (ctx; in, out or flags with n > 0; value; both
  * count and host_count), INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS),
  * INVALID_DTYPE, INVALID_ARGUMENT (unknown cmp or flag bits, overlaps, in
@@ -407,16 +419,19 @@ GP_API gp_status gp_select_if(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n
  * Partition: out[0..count) holds the selected items in input order, then
  * out[count..n) the rejected items, also in their input order (CUB's
  * DevicePartition reverses the rejected part; gpuprim does not). Placing
- * the rejected items needs the total first: on CUDA the one launch counts
- * before it writes, reading the flags twice (partition_flagged) or the
- * input twice (partition_if). From 2^23 elements of 4 or 8 bytes (2^24
- * of 2) a partition by flags is counted first by a launch of its own,
- * which reads the flags once and leaves a bit an element in the
- * workspace for the second (gp_select_workspace_size counts those bytes
- * for any call of that size); from 2^26 elements (2^23 of 1 or 2 bytes)
- * a partition_if is counted first too, still reading the input twice.
- * Reading it twice is the price of the stable order: at half selected it
- * costs 1.5 x the bytes of CUB's one read (docs/perf/scan.md, round 29).
+ * the rejected items needs the total first, so on CUDA a partition_if
+ * reads its input twice, and a partition_flagged its flags (or a bit an
+ * element made from them). Small ones count inside their one launch;
+ * larger ones are counted first by a launch of their own: by flags from
+ * 16 MiB of 4- or 8-byte elements, 2^24 elements of 2 bytes and 2^23 of
+ * 1; by comparison from 2^23 elements of 1 or 2 bytes, and for 4- or
+ * 8-byte elements from 16 to 128 MiB, from 256 MiB, and where they fill
+ * over half the L2 and fit in it (docs/DESIGN.md has each path). That
+ * launch leaves a bit an element or a count a block in the workspace
+ * (gp_select_workspace_size counts those bytes for any call of that
+ * size). Reading the input twice is the price of the stable order: at
+ * half selected partition_if costs 1.5 x the bytes of CUB's one read
+ * (docs/perf/scan.md, round 29).
  */
 GP_API gp_status gp_partition_flagged(gp_ctx *ctx, const void *in, gp_dtype t, int64_t n,
                                       const uint8_t *flags, void *out, int64_t *count,
@@ -465,9 +480,11 @@ GP_API gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, 
 
 /* The workspace a selection, partition or filter call of n elements of t
  * needs (see gp_ctx_set_workspace): on CUDA, a status a tile and, for a
- * partition by flags, a bit an element. With a caller's workspace, a CUDA call
- * of more than one tile (4096 elements) also clears its part of it on the
- * stream (one cudaMemsetAsync); with the context's own scratch it does not. */
+ * partition counted first, a bit an element or a count a block. With a
+ * caller's workspace, a CUDA selection or partition of more than one tile
+ * (4096 elements, 2048 of 8 bytes), or a filter of more than one chunk,
+ * also clears its part of it on the stream (one cudaMemsetAsync); with the
+ * context's own scratch it does not. */
 GP_API gp_status gp_select_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, size_t *bytes);
 
 /* -------------------------------------------------------------- transpose */

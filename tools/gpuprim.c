@@ -30,7 +30,8 @@ static void print_main_help(FILE *to)
             "gpuprim %s: data-parallel primitives on NVIDIA GPUs (CUDA) and CPUs (OpenMP).\n\nverbs:\n",
             gp_version_string());
     for (int i = 0; i < VERB_COUNT; i++) fprintf(to, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary);
-    fputs("\nEvery verb takes --backend auto|cpu|cuda and --json; 'gpuprim VERB --help' says more.\n"
+    fputs("\nEvery verb takes --backend auto|cpu|cuda (but ladder, which runs on the GPU) and\n"
+          "--json (bench and ladder: --json FILE); 'gpuprim VERB --help' says more.\n"
           "Exit status: 0 success; 1 a failure (file, data, library or device); 2 a bad command line.\n",
           to);
 }
