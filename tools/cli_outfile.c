@@ -27,8 +27,36 @@
  * buffers, histogram's counts and plot), or the bench's three (--csv,
  * --json, --plot). A named fallback file is pending from its open to its
  * commit; an unnamed one only between its link and its rename. */
-#define MAX_PENDING 3
+#define MAX_PENDING 4
 static char *volatile pending_temp[MAX_PENDING];
+
+/* What undoes a pair's first rename (cli_outfile_commit_pair) until the
+ * second is done: put back the old file, kept under a second name
+ * (UNDO_RESTORE), or remove the new one, where none was there before
+ * (UNDO_REMOVE). Read by the signal handler too, so that a signal that ends
+ * the tool between the two renames leaves neither new file. */
+enum { UNDO_NONE, UNDO_RESTORE, UNDO_REMOVE };
+static volatile sig_atomic_t undo_kind = UNDO_NONE;
+static const char *volatile undo_path; /* the first output's final name */
+static char *volatile undo_kept;       /* its old file's second name (UNDO_RESTORE) */
+/* The second output: its final name and its new file, which a signal finds
+ * there once its rename is done, and then leaves the first in place. */
+static const char *volatile second_path;
+static volatile dev_t second_dev;
+static volatile ino_t second_ino;
+
+/* Undoes the pair's first rename as undo_kind says; async-signal-safe.
+ * Where the rename has not happened yet, the old file is both names, so
+ * putting it back changes nothing (rename between two links of one file
+ * does nothing), and no new file is there to remove. 0 or an errno. */
+static int undo_first(void)
+{
+    int e = 0;
+    if (undo_kind == UNDO_RESTORE && rename(undo_kept, undo_path) != 0) e = errno;
+    if (undo_kind == UNDO_REMOVE && unlink(undo_path) != 0 && errno != ENOENT) e = errno;
+    undo_kind = UNDO_NONE;
+    return e;
+}
 
 /* The signals whose default action ends the tool: an interrupt, a kill, a
  * closed terminal, a reader gone from the pipe of stdout (`| head`), a
@@ -45,6 +73,11 @@ static int is_fault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == 
 static void remove_pending_and_reraise(int sig, siginfo_t *info, void *context)
 {
     (void)context;
+    /* Before the pending names go: the old file may be one of them. */
+    struct stat second;
+    if (undo_kind != UNDO_NONE && !(stat(second_path, &second) == 0 && second.st_dev == second_dev &&
+                                    second.st_ino == second_ino))
+        undo_first();
     for (int i = 0; i < MAX_PENDING; i++) {
         char *t = pending_temp[i];
         if (t) unlink(t); /* async-signal-safe, as are signal and raise */
@@ -333,6 +366,83 @@ int cli_outfile_commit(cli_outfile *f)
     return CLI_EXIT_OK;
 }
 
+/* Before a pair's first rename: its old file (if any) linked under a
+ * second name, pending, and the undo set, with b's new file to tell a
+ * signal whether b is in place. Where the old file cannot be kept (a file
+ * system without hard links), the undo stays UNDO_NONE: the second rename's
+ * failure would then leave the first file new. */
+static void arm_undo(const char *path, const cli_outfile *b)
+{
+    struct stat st;
+    if ((b->unnamed ? fstat(b->held_fd, &st) : stat(b->temp_path, &st)) != 0) return;
+    second_path = b->path, second_dev = st.st_dev, second_ino = st.st_ino;
+    const size_t size = strlen(path) + 64;
+    char *kept = (char *)malloc(size);
+    if (!kept) return;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(kept, size, "%s.gpuprim-tmp-%ld-old-%d", path, (long)getpid(), attempt);
+        track_temp(kept, 0);
+        /* No flag: a link at `path` is kept as the link, as rename replaces it. */
+        if (linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) == 0) {
+            undo_path = path, undo_kept = kept;
+            undo_kind = UNDO_RESTORE;
+            return;
+        }
+        const int e = errno;
+        track_temp(kept, 1);
+        if (e == ENOENT) { /* nothing to keep: the file is new */
+            undo_path = path;
+            undo_kind = UNDO_REMOVE;
+            break;
+        }
+        if (e != EEXIST) break;
+    }
+    free(kept);
+}
+
+/* After the pair: the undo cleared and the old file's second name gone. */
+static void disarm_undo(void)
+{
+    char *kept = undo_kept;
+    undo_kind = UNDO_NONE;
+    undo_kept = NULL;
+    undo_path = NULL;
+    second_path = NULL;
+    if (!kept) return;
+    unlink(kept);
+    track_temp(kept, 1);
+    free(kept);
+}
+
+/* The second rename failed with e: the first file undone, and the error. */
+static int second_failed(cli_outfile *a, cli_outfile *b, int e)
+{
+    const int kind = undo_kind;
+    const char *kept = undo_kept;
+    const int undo_e = undo_first();
+    if (kind == UNDO_NONE)
+        cli_error("cannot write '%s': %s; '%s' is already in place (its old file could not be kept aside)", b->path,
+                  strerror(e), a->path);
+    else if (undo_e != 0 && kind == UNDO_RESTORE)
+        cli_error("cannot write '%s': %s; '%s' is already in place and its old file could not be put back (%s): "
+                  "it is kept as '%s'",
+                  b->path, strerror(e), a->path, strerror(undo_e), kept);
+    else if (undo_e != 0)
+        cli_error("cannot write '%s': %s; '%s' is already in place and could not be removed (%s)", b->path,
+                  strerror(e), a->path, strerror(undo_e));
+    else
+        cli_error("cannot write '%s': %s", b->path, strerror(e));
+    if (undo_e != 0 && kind == UNDO_RESTORE) { /* the old file's only name now: not removed */
+        track_temp(undo_kept, 1);
+        free(undo_kept);
+        undo_kept = NULL;
+    }
+    disarm_undo();
+    release(a);
+    discard(b);
+    return CLI_EXIT_FAILURE;
+}
+
 int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b)
 {
     /* Both written out before either is renamed, so a write error in one
@@ -348,12 +458,23 @@ int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b)
         if (has_a) discard(a);
         return commit_failed(b, e);
     }
+    /* Only where both are renamed can the second fail after the first. */
+    const int undoable = has_a && a->temp_path && has_b && b->temp_path;
+    if (undoable) arm_undo(a->path, b);
     if (has_a && (e = put_in_place(a)) != 0) {
+        disarm_undo();
         if (has_b) discard(b);
         return commit_failed(a, e);
     }
+    /* a stays pending until b is in place: its temporary name, gone with
+     * the rename, keeps the signal handler, and with it the undo. */
+    if (has_b && (e = put_in_place(b)) != 0) {
+        if (undoable) return second_failed(a, b, e);
+        if (has_a) release(a); /* written in place: nothing to undo */
+        return commit_failed(b, e);
+    }
+    disarm_undo();
     if (has_a) release(a);
-    if (has_b && (e = put_in_place(b)) != 0) return commit_failed(b, e);
     if (has_b) release(b);
     return CLI_EXIT_OK;
 }

@@ -35,9 +35,13 @@ int cli_outfile_commit(cli_outfile *f);
 /* Closes and removes what was written (a failed run leaves nothing). */
 void cli_outfile_abort(cli_outfile *f);
 /* Commits a and b so that two outputs appear together: both are written
- * out before either is renamed, and where a's rename fails b is removed
- * (only a failed rename of b, after a's, leaves one). A zeroed cli_outfile
- * (never opened) stands for none. */
+ * out before either is renamed; where a's rename fails b is removed, and
+ * where b's fails after it, a's old file is put back (kept under a second
+ * name, a hard link, until b is in place) or a new a removed. Only where
+ * that cannot be done (no hard links; a folder that no longer lets a name
+ * change) does one stay, and the error says so. A signal that ends the tool
+ * between the two renames undoes a too. A zeroed cli_outfile (never
+ * opened) stands for none. */
 int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b);
 /* Whether two output paths name one entry of one folder, however spelled
  * (p.txt, ./p.txt, d/../p.txt, a link to the folder): the second rename

@@ -529,6 +529,28 @@ golden_cases() {
     # A pair whose second name is a folder: refused before the first is renamed.
     golden out_pair_onto_directory 'echo old >keep.txt && mkdir -p rdir &&
         partition --if gt:1 v1_i4.npy -o keep.txt --rejected rdir; echo "[exit $?]"; cat keep.txt; leftovers'
+    # A pair whose second rename fails after the first (the helper makes the
+    # second name a folder just before the commit, as a folder changed under
+    # the tool would): the first is undone. Its old file comes back with its
+    # mode, a link at its name stays the link, and a new one is removed.
+    if [ -z "${GP_OUTFILE_FAULT:-}" ]; then
+        skip "out_pair_second_fails (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
+    else
+        golden out_pair_second_fails 'for named in 0 1; do export GPUPRIM_OUTFILE_NAMED=$named && echo "named $named";
+            echo old >keep.txt && chmod 600 keep.txt && outfile_fault pair keep.txt b1; cat keep.txt; stat -c %a keep.txt;
+            outfile_fault pair fresh.txt b2; test -e fresh.txt || echo fresh.txt absent;
+            echo target >t.txt && ln -s t.txt lnk.txt && outfile_fault pair lnk.txt b3; test -L lnk.txt && echo lnk.txt a link;
+            cat t.txt; leftovers; rm -rf keep.txt b1 b2 b3 t.txt lnk.txt; done'
+        # The same pair ended by SIGTERM between its two renames (the helper
+        # signals itself): the handler undoes the first, and the second's
+        # old file is untouched; ended after both, both stay new. (The
+        # subshells keep the shell's report of the signal out of the output.)
+        golden out_pair_signalled 'for named in 0 1; do export GPUPRIM_OUTFILE_NAMED=$named && echo "named $named";
+            echo old >keep.txt && echo old b >b.txt && (outfile_fault pair-term 1 keep.txt b.txt) 2>/dev/null; echo "[exit $?]";
+            cat keep.txt b.txt; (outfile_fault pair-term 1 fresh.txt b.txt) 2>/dev/null; echo "[exit $?]";
+            test -e fresh.txt || echo fresh.txt absent; cat b.txt; (outfile_fault pair-term 2 keep.txt b.txt) 2>/dev/null;
+            echo "[exit $?]"; cat keep.txt b.txt; leftovers; rm -f keep.txt b.txt; done'
+    fi
     # The tool's standard output, by "-" or by a link to /dev/stdout, also
     # where that is a file: written through it (append kept), the link never
     # replaced. Never /dev/stdout itself: a tool that renamed over it (as
