@@ -15,11 +15,7 @@ static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == 
  * number fails later whatever the dtype. */
 static gp_dtype infer_dtype(const char *buf, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        char c = buf[i];
-        if (c == '.' || c == 'e' || c == 'E' || c == 'i' || c == 'I' || c == 'n' || c == 'N') return GP_DTYPE_F64;
-    }
-    return GP_DTYPE_I64;
+    return cli_text_bytes_look_float(buf, len) ? GP_DTYPE_F64 : GP_DTYPE_I64;
 }
 
 /* dtype 0: inferred, and where suggest_dtype, a value out of its range

@@ -16,10 +16,14 @@ int cli_dtype_is_signed(gp_dtype t)
     return t == GP_DTYPE_I8 || t == GP_DTYPE_I16 || t == GP_DTYPE_I32 || t == GP_DTYPE_I64;
 }
 
-int cli_text_looks_float(const char *text)
+int cli_text_bytes_look_float(const char *bytes, size_t len)
 {
-    return strpbrk(text, ".eEiInN") != NULL;
+    for (size_t i = 0; i < len; i++)
+        if (bytes[i] != '\0' && strchr(".eEiInN", bytes[i])) return 1;
+    return 0;
 }
+
+int cli_text_looks_float(const char *text) { return cli_text_bytes_look_float(text, strlen(text)); }
 
 /* The range of an integer dtype, from its size. */
 static void signed_range(gp_dtype t, int64_t *lo, int64_t *hi)

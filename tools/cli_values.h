@@ -14,8 +14,10 @@ int cli_dtype_is_float(gp_dtype t);
 int cli_dtype_is_signed(gp_dtype t);
 
 /* 1 if `text` has a mark of a float ('.', an exponent, inf, nan): the
- * text reader's reason to default to f64 rather than i64. */
+ * text reader's reason to default to f64 rather than i64. The _bytes form
+ * reads len bytes, NUL bytes included (a whole file's text). */
 int cli_text_looks_float(const char *text);
+int cli_text_bytes_look_float(const char *bytes, size_t len);
 
 /* Parses the whole NUL-terminated `text` as one value of dtype t into *out.
  * Returns 0, or -1 with a reason in `err` ("'300' is out of range for u8
