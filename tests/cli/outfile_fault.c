@@ -8,6 +8,7 @@
  *   outfile_fault tmpfile DIR
  *   outfile_fault pair A B
  *   outfile_fault pair-term 1|2 A B
+ *   outfile_fault refused file|folder OUT
  *
  * segv: a store to a read-only page, a fault the processor raises (the
  * handler returns and the store faults again, to the default action); not
@@ -21,7 +22,11 @@
  * does), and prints the commit's exit status. pair-term: commits A and
  * B as a pair, but sends itself SIGTERM right after the first rename (the
  * helper is linked with --wrap=rename), which the handler must undo, or
- * after the second, which it must not.
+ * after the second, which it must not. refused: opens OUT as the tool
+ * would where OUT itself may not be written (file) or where its folder lets
+ * no file be made in it (folder), both made so for this helper (linked with
+ * --wrap=access and --wrap=open): permissions do not stop root, who runs the
+ * tests on some machines.
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, O_TMPFILE */
 #include "cli_common.h"
@@ -30,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +66,47 @@ int __wrap_rename(const char *from, const char *to)
     return rc;
 }
 
+/* Writing refused as a user without the permission would be: OUT itself
+ * (refuse_file), or any new file in its folder (refuse_folder). */
+static int refuse_file, refuse_folder;
+int __real_access(const char *path, int how);
+int __wrap_access(const char *path, int how);
+int __wrap_access(const char *path, int how)
+{
+    if (refuse_file && (how & W_OK)) return errno = EACCES, -1;
+    return __real_access(path, how);
+}
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...);
+/* Whether open with these flags makes a file (and takes a mode). */
+static int makes_file(int flags)
+{
+#ifdef O_TMPFILE
+    if ((flags & O_TMPFILE) == O_TMPFILE) return 1;
+#endif
+    return (flags & O_CREAT) != 0;
+}
+int __wrap_open(const char *path, int flags, ...)
+{
+    va_list args;
+    va_start(args, flags);
+    const mode_t mode = makes_file(flags) ? (mode_t)va_arg(args, int) : 0;
+    va_end(args);
+    if (refuse_folder && makes_file(flags)) return errno = EACCES, -1;
+    return __real_open(path, flags, mode);
+}
+
+static int open_refused(const char *what, const char *path)
+{
+    refuse_file = strcmp(what, "file") == 0;
+    refuse_folder = strcmp(what, "folder") == 0;
+    cli_outfile out;
+    const int rc = cli_outfile_open(&out, path);
+    if (rc == CLI_EXIT_OK) cli_outfile_abort(&out);
+    printf("open %d\n", rc);
+    return 0;
+}
+
 /* A pair of "new" files committed over A and B, B made a folder first
  * (make_b_folder), or SIGTERM after the nth rename (nth > 0). */
 static int pair_commit(const char *a_path, const char *b_path, int make_b_folder, int nth)
@@ -86,13 +133,14 @@ static int pair_commit(const char *a_path, const char *b_path, int make_b_folder
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "pair") == 0) return pair_commit(argv[2], argv[3], 1, 0);
+    if (argc == 4 && strcmp(argv[1], "refused") == 0) return open_refused(argv[2], argv[3]);
     if (argc == 5 && strcmp(argv[1], "pair-term") == 0) return pair_commit(argv[3], argv[4], 0, atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "tmpfile") == 0) {
         puts(has_unnamed_files(argv[2]) ? "yes" : "no");
         return 0;
     }
     if (argc != 3 || (strcmp(argv[1], "segv") != 0 && strcmp(argv[1], "abort") != 0)) {
-        fprintf(stderr, "usage: outfile_fault segv|abort OUT | outfile_fault tmpfile DIR | outfile_fault pair A B | outfile_fault pair-term N A B\n");
+        fprintf(stderr, "usage: outfile_fault segv|abort OUT | outfile_fault tmpfile DIR | outfile_fault pair A B | outfile_fault pair-term N A B | outfile_fault refused file|folder OUT\n");
         return CLI_EXIT_USAGE;
     }
     const size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);

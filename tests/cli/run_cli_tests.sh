@@ -571,6 +571,15 @@ golden_cases() {
         golden out_read_only_refused 'printf "precious\n" >ro.txt && chmod 444 ro.txt && scan --op sum v1_i4.npy -o ro.txt;
             echo "[exit $?]"; cat ro.txt; leftovers'
     fi
+    # The same refusals made by the helper (which denies what root may do), so
+    # that they are checked on every machine: a file that may not be written,
+    # and one whose folder lets no file be made in it, which names the folder.
+    if [ -z "${GP_OUTFILE_FAULT:-}" ]; then
+        skip "out_refused_as_user (GP_OUTFILE_FAULT, the crash helper's path, is set by ctest)"
+    else
+        golden out_refused_as_user 'printf "precious\n" >ro.txt && outfile_fault refused file ro.txt;
+            outfile_fault refused folder ro.txt; outfile_fault refused folder new.txt; cat ro.txt; test -e new.txt || echo new.txt absent; leftovers'
+    fi
     # A device or a pipe (a FIFO here; /dev/null alike) is written in place, not replaced by a regular file.
     golden out_to_pipe 'mkfifo out.pipe && { timeout 20 cat out.pipe >piped.txt & } && gpuprim scan --op sum v1_i4.npy -o out.pipe;
         wait; test -p out.pipe && echo out.pipe is still a pipe; cat piped.txt; leftovers'
