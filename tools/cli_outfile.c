@@ -24,9 +24,10 @@
 
 /* The named temporary files of the outputs being written, removed on a
  * signal that ends the tool (end_signals): a verb's pair (partition's two
- * buffers, histogram's counts and plot), or the bench's three (--csv,
- * --json, --plot). A named fallback file is pending from its open to its
- * commit; an unnamed one only between its link and its rename. */
+ * buffers, histogram's counts and plot) with the second name of the old
+ * file its first replaces (arm_undo), or the bench's three (--csv, --json,
+ * --plot). A named fallback file is pending from its open to its commit
+ * (a pair's first, to the second's); an unnamed one from its link. */
 #define MAX_PENDING 4
 static char *volatile pending_temp[MAX_PENDING];
 
