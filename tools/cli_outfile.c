@@ -169,9 +169,12 @@ static int open_unnamed(const char *path)
     return -1;
 }
 
-static void name_temp(cli_outfile *f, int attempt)
+/* A temporary name beside `path` into `name` (strlen(path) + 64 bytes):
+ * tag "" for an output's own, "old-" for the old file a pair's first
+ * replaces (arm_undo). */
+static void name_temp(char *name, const char *path, const char *tag, int attempt)
 {
-    snprintf(f->temp_path, strlen(f->path) + 64, "%s.gpuprim-tmp-%ld-%d", f->path, (long)getpid(), attempt);
+    snprintf(name, strlen(path) + 64, "%s.gpuprim-tmp-%ld-%s%d", path, (long)getpid(), tag, attempt);
 }
 
 /* Frees what f holds and zeroes it; a zeroed file is not open. */
@@ -263,7 +266,7 @@ int cli_outfile_open(cli_outfile *f, const char *path)
     /* O_EXCL: never reuse a file someone else is writing; mode 0666 as for
      * the unnamed file (a replaced file's mode is set below). */
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        name_temp(f, attempt);
+        name_temp(f->temp_path, f->path, "", attempt);
         fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
@@ -319,24 +322,31 @@ static int finish_writing(cli_outfile *f, int *e)
     return ok;
 }
 
-/* Links an unnamed file under a temporary name, taken off the pending
- * files on failure. 0 or an errno. */
+/* Links `from` (followed where `follow` is AT_SYMLINK_FOLLOW) under the
+ * first temporary name beside `path` that no file has, into `name`. The
+ * name is pending before the link: a signal between the link and its
+ * removal or rename removes it (one that finds it not yet linked removes a
+ * stale name of this tool's pattern at most). On failure it is taken off
+ * the pending files. 0 or an errno. */
+static int link_pending(const char *from, int follow, const char *path, const char *tag, char *name)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        name_temp(name, path, tag, attempt);
+        track_temp(name, 0);
+        if (linkat(AT_FDCWD, from, AT_FDCWD, name, follow) == 0) return 0;
+        int e = errno;
+        track_temp(name, 1);
+        if (e != EEXIST) return e;
+    }
+    return EEXIST;
+}
+
+/* Links an unnamed file under a temporary name. 0 or an errno. */
 static int link_unnamed(cli_outfile *f)
 {
     char entry[64];
     proc_entry(f->held_fd, entry, sizeof entry);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        name_temp(f, attempt);
-        /* Pending before the link: a signal between the link and the rename
-         * removes the name (one that finds it not yet linked removes a stale
-         * name of this tool's pattern at most). */
-        track_temp(f->temp_path, 0);
-        if (linkat(AT_FDCWD, entry, AT_FDCWD, f->temp_path, AT_SYMLINK_FOLLOW) == 0) return 0;
-        int e = errno;
-        track_temp(f->temp_path, 1);
-        if (e != EEXIST) return e;
-    }
-    return EEXIST;
+    return link_pending(entry, AT_SYMLINK_FOLLOW, f->path, "", f->temp_path);
 }
 
 /* Renames a finished file into place, an unnamed one linked first; on
@@ -377,32 +387,25 @@ static void arm_undo(const char *path, const cli_outfile *b)
     struct stat st;
     if ((b->unnamed ? fstat(b->held_fd, &st) : stat(b->temp_path, &st)) != 0) return;
     second_path = b->path, second_dev = st.st_dev, second_ino = st.st_ino;
-    const size_t size = strlen(path) + 64;
-    char *kept = (char *)malloc(size);
+    char *kept = (char *)malloc(strlen(path) + 64);
     if (!kept) return;
-    for (int attempt = 0; attempt < 100; attempt++) {
-        snprintf(kept, size, "%s.gpuprim-tmp-%ld-old-%d", path, (long)getpid(), attempt);
-        track_temp(kept, 0);
-        /* No flag: a link at `path` is kept as the link, as rename replaces it. */
-        if (linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) == 0) {
-            undo_path = path, undo_kept = kept;
-            undo_kind = UNDO_RESTORE;
-            return;
-        }
-        const int e = errno;
-        track_temp(kept, 1);
-        if (e == ENOENT) { /* nothing to keep: the file is new */
-            undo_path = path;
-            undo_kind = UNDO_REMOVE;
-            break;
-        }
-        if (e != EEXIST) break;
+    /* No flag: a link at `path` is kept as the link, as rename replaces it. */
+    const int e = link_pending(path, 0, path, "old-", kept);
+    if (e == 0) {
+        undo_path = path, undo_kept = kept;
+        undo_kind = UNDO_RESTORE;
+        return;
+    }
+    if (e == ENOENT) { /* nothing to keep: the file is new */
+        undo_path = path;
+        undo_kind = UNDO_REMOVE;
     }
     free(kept);
 }
 
-/* After the pair: the undo cleared and the old file's second name gone. */
-static void disarm_undo(void)
+/* After the pair: the undo cleared, and the old file's second name
+ * removed (remove_kept) or, where it is that file's only name now, left. */
+static void disarm_undo(int remove_kept)
 {
     char *kept = undo_kept;
     undo_kind = UNDO_NONE;
@@ -410,7 +413,7 @@ static void disarm_undo(void)
     undo_path = NULL;
     second_path = NULL;
     if (!kept) return;
-    unlink(kept);
+    if (remove_kept) unlink(kept);
     track_temp(kept, 1);
     free(kept);
 }
@@ -433,12 +436,7 @@ static int second_failed(cli_outfile *a, cli_outfile *b, int e)
                   strerror(e), a->path, strerror(undo_e));
     else
         cli_error("cannot write '%s': %s", b->path, strerror(e));
-    if (undo_e != 0 && kind == UNDO_RESTORE) { /* the old file's only name now: not removed */
-        track_temp(undo_kept, 1);
-        free(undo_kept);
-        undo_kept = NULL;
-    }
-    disarm_undo();
+    disarm_undo(!(undo_e != 0 && kind == UNDO_RESTORE));
     release(a);
     discard(b);
     return CLI_EXIT_FAILURE;
@@ -463,7 +461,7 @@ int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b)
     const int undoable = has_a && a->temp_path && has_b && b->temp_path;
     if (undoable) arm_undo(a->path, b);
     if (has_a && (e = put_in_place(a)) != 0) {
-        disarm_undo();
+        disarm_undo(1);
         if (has_b) discard(b);
         return commit_failed(a, e);
     }
@@ -474,7 +472,7 @@ int cli_outfile_commit_pair(cli_outfile *a, cli_outfile *b)
         if (has_a) release(a); /* written in place: nothing to undo */
         return commit_failed(b, e);
     }
-    disarm_undo();
+    disarm_undo(1);
     if (has_a) release(a);
     if (has_b) release(b);
     return CLI_EXIT_OK;
