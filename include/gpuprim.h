@@ -576,10 +576,13 @@ enum {
 
 /*
  * Histogram with `bins` bins (1 to 2^20) evenly spaced over [lower, upper):
- * x, converted to double, falls in bin floor((x - lower) / (upper - lower)
- * * bins), evaluated in double in that order with each operation rounded
- * (no fused multiply-add) and the result clamped to bins - 1 (rounding can
- * reach bins just below upper), for lower <= x < upper. Every backend gives
+ * x, converted to double, falls in bin floor((x - lower) * bins / (upper -
+ * lower)), evaluated in double in that order with each operation rounded
+ * (no fused multiply-add; where (x - lower) * bins overflows, as (x - lower)
+ * / (upper - lower) * bins) and the result clamped to bins - 1 (rounding can
+ * reach bins just below upper), for lower <= x < upper. The product comes
+ * first so that integers fall in their own bins: 15 in bin 15 of 22 over
+ * [0, 22), where 15 / 22 * 22 rounds to 14.999999999999998. Every backend gives
  * exactly these counts. Values outside the range, and NaN, are not counted.
  * hist is `bins` uint64_t counts in the context's space (8-byte aligned):
  * overwritten (all bins, n == 0 included), or added to with

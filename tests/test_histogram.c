@@ -533,6 +533,66 @@ static void run_hist(gpt *t, long k, const hcase *c, bufs *b)
     else gpt_fail(t, "%s: %s", desc, why);
 }
 
+/* ------------------------------------------------------ integers in even bins */
+
+/* Integers L .. L + span - 1 in `span / d` even bins over [L, L + span):
+ * v must land in bin (v - L) / d, counted here in integers, not by the
+ * formula. The product before the quotient (gpuprim.h) is what makes
+ * this hold: divided first, 15 of [0, 22) in 22 bins came to 14.999...
+ * and fell in bin 14. The reference is held to the same answer. */
+static void run_integer_bins(gpt *t)
+{
+    static const int64_t spans[] = {3, 7, 10, 22, 49, 100, 255, 999, 1000, 4097};
+    static const int64_t steps[] = {1, 2, 3, 7};
+    static const gp_dtype types[] = {GP_DTYPE_I16, GP_DTYPE_I32, GP_DTYPE_U32, GP_DTYPE_F32, GP_DTYPE_F64};
+    const int64_t most = 3 * 4097;
+    void *x = malloc((size_t)most * 8), *dx = NULL, *dh = NULL;
+    uint64_t *want = malloc(4097 * 8), *got = malloc(4097 * 8), *ref = malloc(4097 * 8);
+    if (!x || !want || !got || !ref || gp_malloc(t->ctx, &dx, (size_t)most * 8) != GP_STATUS_OK ||
+        gp_malloc(t->ctx, &dh, 4097 * 8) != GP_STATUS_OK) {
+        gpt_fail(t, "integer bins: could not allocate");
+        goto done;
+    }
+    gpt_rng r = {gpt_derive(t->seed, 0x1b, 0, 0, 0)};
+    for (size_t si = 0; si < sizeof spans / sizeof spans[0]; si++)
+        for (size_t di = 0; di < sizeof steps / sizeof steps[0]; di++)
+            for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+                const int64_t span = spans[si], d = steps[di], bins = span / d;
+                const gp_dtype ty = types[ti];
+                if (span % d != 0) continue;
+                /* Below zero where the dtype has it, else from 1000. */
+                const int64_t lower = ty == GP_DTYPE_U32 ? 1000 : -(span / 2) - (int64_t)gpt_below(&r, 1000);
+                if ((long double)lower + span > tmax(ty)) continue;
+                /* Every integer once, then as many at random. */
+                const int64_t n = 2 * span;
+                for (int64_t b = 0; b < bins; b++) want[b] = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    const int64_t v = i < span ? i : (int64_t)gpt_below(&r, (uint64_t)span);
+                    put(x, ty, i, (long double)(lower + v));
+                    want[v / d]++;
+                }
+                const double lo = (double)lower, hi = (double)(lower + span);
+                gp_ref_histogram_even(x, ty, n, bins, lo, hi, ref, 0);
+                gp_status s = gp_copy_from_host(t->ctx, dx, x, (size_t)n * gpt_size(ty));
+                if (s == GP_STATUS_OK) s = gp_histogram_even(t->ctx, dx, ty, n, bins, lo, hi, (uint64_t *)dh, 0);
+                if (s == GP_STATUS_OK) s = gp_copy_to_host(t->ctx, got, dh, (size_t)bins * 8);
+                char why[160] = "";
+                bool ok = s == GP_STATUS_OK && hist_matches(got, want, bins, why, sizeof why);
+                GPT_CHECK(t, ok, "integers %lld .. %lld of %s in %lld bins: %s %s", (long long)lower,
+                          (long long)(lower + span - 1), gp_dtype_name(ty), (long long)bins, gp_status_name(s), why);
+                ok = hist_matches(ref, want, bins, why, sizeof why);
+                GPT_CHECK(t, ok, "the reference, integers %lld .. %lld of %s in %lld bins: %s", (long long)lower,
+                          (long long)(lower + span - 1), gp_dtype_name(ty), (long long)bins, why);
+            }
+done:
+    gp_free(t->ctx, dx);
+    gp_free(t->ctx, dh);
+    free(x);
+    free(want);
+    free(got);
+    free(ref);
+}
+
 /* -------------------------------------------------------------- error paths */
 
 /* A poisoned histogram must come back untouched from a failing call. */
@@ -793,6 +853,7 @@ int main(int argc, char **argv)
         else run_hist(&t, (long)i, &tb.c[i], &b);
     }
     if (t.only_case < 0) {
+        run_integer_bins(&t);
         run_errors(&t);
         run_alloc_failures(&t);
     }

@@ -16,6 +16,7 @@
  * is used (even_bin below); the CUDA backend uses the same two steps, so all
  * three agree to the last count.
  */
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -119,8 +120,9 @@ static even_p even_params(const gp_histogram_args *a)
 }
 
 /*
- * The bin of x: floor((x - lower) / width * bins) in double, clamped to
- * bins - 1, or -1 outside [lower, upper) and for NaN.
+ * The bin of x: floor((x - lower) * bins / width) in double (the quotient
+ * first where the product overflows), clamped to bins - 1, or -1 outside
+ * [lower, upper) and for NaN.
  *
  * The quotient costs a division; the estimate a = d * (bins / width) costs a
  * multiplication. With u = 2^-53 each of the two results is within 2u of the
@@ -131,7 +133,7 @@ static even_p even_params(const gp_histogram_args *a)
  * So if a lies more than EPS = 2^-26 from every integer, floor(f) ==
  * floor(a): the estimate is used. Otherwise (a near an integer, a tiny, a
  * not finite) the formula itself decides. Nothing here can contract into an
- * FMA: the exact path is a subtraction, a division and a multiplication.
+ * FMA: the exact path is a subtraction, a multiplication and a division.
  */
 #define GP_CPU_EVEN_EPS 0x1p-26
 
@@ -145,7 +147,8 @@ static inline int64_t even_bin(double x, const even_p *p)
         double fr = a - (double)k;
         if (fr > GP_CPU_EVEN_EPS && fr < 1.0 - GP_CPU_EVEN_EPS) return k;
     }
-    double f = d / p->width * p->fbins; /* >= 0, finite: d <= width */
+    double scaled = d * p->fbins; /* past DBL_MAX only for d near it: then the quotient first */
+    double f = isfinite(scaled) ? scaled / p->width : d / p->width * p->fbins; /* >= 0, finite: d <= width */
     int64_t k = (int64_t)f;
     return k < p->bins ? k : p->bins - 1;
 }

@@ -60,12 +60,14 @@ static void clear_unless_accumulate(uint64_t *hist, int64_t bins, unsigned flags
         for (int64_t b = 0; b < bins; b++) hist[b] = 0;
 }
 
-/* The header's formula, in double. The clamp catches x just below upper,
- * where the rounded quotient times bins can come to exactly bins. */
+/* The header's formula, in double: the product first, or where it
+ * overflows the quotient first. The clamp catches x just below upper, where
+ * the rounded result can come to exactly bins. */
 static void ref_even_one(double x, int64_t bins, double lower, double upper, uint64_t *hist)
 {
     if (!(x >= lower && x < upper)) return; /* outside, or NaN */
-    double f = floor((x - lower) / (upper - lower) * (double)bins);
+    double scaled = (x - lower) * (double)bins;
+    double f = floor(isfinite(scaled) ? scaled / (upper - lower) : (x - lower) / (upper - lower) * (double)bins);
     int64_t b = f < 0 ? 0 : f > (double)(bins - 1) ? bins - 1 : (int64_t)f;
     hist[b]++;
 }

@@ -30,8 +30,8 @@
  * others count (clear_hist); the global kernel, and more than
  * kHistClearInKernelBins bins, take a cudaMemsetAsync first.
  *
- * Even bins: the header's formula, floor((x - lower) / (upper - lower) *
- * bins) in double, with __dsub_rn/__ddiv_rn/__dmul_rn so that nothing is
+ * Even bins: the header's formula, floor((x - lower) * bins / (upper -
+ * lower)) in double, with __dsub_rn/__dmul_rn/__ddiv_rn so that nothing is
  * contracted into an FMA, behind an estimate that is provably equal where
  * it is used (even_bin); the CPU backend and the serial reference compute
  * the same, so the three agree exactly. Edges: bisection in the input dtype.

@@ -54,7 +54,9 @@ __device__ __forceinline__ int even_bin(double x, const even_params &p)
         const double fr = __dsub_rn(a, (double)k); /* exact */
         if (fr > kEps && fr < 1.0 - kEps) return k;
     }
-    const int k = __double2int_rz(__dmul_rn(__ddiv_rn(d, p.width), p.fbins)); /* >= 0: d <= width */
+    const double scaled = __dmul_rn(d, p.fbins); /* past DBL_MAX only for d near it: then the quotient first */
+    const int k = __double2int_rz(isfinite(scaled) ? __ddiv_rn(scaled, p.width)
+                                                   : __dmul_rn(__ddiv_rn(d, p.width), p.fbins)); /* >= 0: d <= width */
     return k < p.bins ? k : p.bins - 1;
 }
 
