@@ -189,7 +189,10 @@ typedef enum gp_mem_space {
 /*
  * Every allocation a context makes (the context itself, its scratch memory,
  * gp_malloc) goes through one allocator. `alloc` returns NULL on failure;
- * host blocks must be aligned to at least 64 bytes. The default allocator is
+ * host blocks must be aligned to at least 64 bytes, device blocks to at
+ * least 256 (as cudaMalloc's are): the kernels load 16 bytes at a time and
+ * take 64-bit atomics. A block off that alignment is handed back to `free`
+ * and the call fails with INVALID_ARGUMENT. The default allocator is
  * gp_default_allocator(); a custom one may wrap it (pools, accounting,
  * failure injection in tests).
  */
@@ -213,10 +216,14 @@ typedef struct gp_ctx_params {
 
 /* Creates a context. AUTO takes CUDA when a usable GPU is present, else CPU.
  * *out is NULL on failure. Statuses: NULL_POINTER, INVALID_BACKEND,
- * INVALID_DEVICE, BACKEND_UNAVAILABLE, OUT_OF_MEMORY, DEVICE_ERROR. */
+ * INVALID_DEVICE, BACKEND_UNAVAILABLE, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY,
+ * DEVICE_ERROR, INVALID_ARGUMENT (a custom allocator's block misaligned). */
 GP_API gp_status gp_ctx_create(gp_ctx **out, gp_backend backend, int device);
 GP_API gp_status gp_ctx_create_ex(gp_ctx **out, const gp_ctx_params *params);
-/* Waits for the context's work, then frees it and its scratch. NULL: no-op. */
+/* Waits for the context's work, then frees it and its scratch. NULL: no-op.
+ * After a sticky CUDA error (a kernel's fault ends the CUDA context: every
+ * later call on the device fails with DEVICE_ERROR or LAUNCH_FAILED), free
+ * every context of the device, call cudaDeviceReset() and create new ones. */
 GP_API void gp_ctx_free(gp_ctx *ctx);
 
 /* The backend the context runs on (never AUTO), and its device index. */
@@ -251,8 +258,8 @@ GP_API gp_status gp_ctx_set_workspace(gp_ctx *ctx, void *workspace, size_t bytes
 
 /* Allocates `bytes` in the context's space (device memory on CUDA), aligned
  * to at least 256 bytes by the default allocator (a custom allocator's
- * blocks come back as it aligns them). bytes == 0 gives *ptr == NULL and
- * OK. */
+ * blocks come back as it aligns them, at least as the allocator's contract
+ * above asks). bytes == 0 gives *ptr == NULL and OK. */
 GP_API gp_status gp_malloc(gp_ctx *ctx, void **ptr, size_t bytes);
 /* Frees memory from gp_malloc. NULL is a no-op. Synchronises. */
 GP_API gp_status gp_free(gp_ctx *ctx, void *ptr);
@@ -400,8 +407,9 @@ GP_API gp_status gp_cmp_from_name(const char *name, gp_cmp *out);
  * is a partition into one up to the sizes below; n is limited to 2^38 - 1
  * there.
  * Statuses: NULL_POINTER (ctx; in, out or flags with n > 0; value; both
- * count and host_count), INVALID_SIZE (n < 0 or above GP_MAX_ELEMENTS),
- * INVALID_DTYPE, INVALID_ARGUMENT (unknown cmp or flag bits, overlaps, in
+ * count and host_count), INVALID_SIZE (n < 0, above GP_MAX_ELEMENTS, or on
+ * CUDA above 2^38 - 1; also from gp_select_workspace_size), INVALID_DTYPE,
+ * INVALID_ARGUMENT (unknown cmp or flag bits, overlaps, in
  * or out off its element size, count off 8 bytes),
  * UNSUPPORTED_DTYPE, WORKSPACE_TOO_SMALL, OUT_OF_MEMORY,
  * DEVICE_OUT_OF_MEMORY, DEVICE_ERROR, LAUNCH_FAILED.

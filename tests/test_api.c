@@ -644,6 +644,62 @@ static void test_alloc_failures(gpt *t, const void *host_in, int64_t n)
     gpt_fail(t, "the scenario still failed with the 200th allocation failing");
 }
 
+/*
+ * An allocator whose blocks of 4 KiB and more come 16 bytes past the
+ * alignment gpuprim.h asks (64 bytes on the host, 256 on a device): each is
+ * handed back and the call fails with INVALID_ARGUMENT, saying why; smaller
+ * blocks serve as usual; nothing leaks.
+ */
+static long shifted_outstanding;
+static void *shifted_alloc(void *user, gp_mem_space space, int device, size_t bytes)
+{
+    const gp_allocator *d = gp_default_allocator();
+    const size_t shift = bytes >= 4096 ? 16 : 0;
+    unsigned char *p = d->alloc(d->user, space, device, bytes + shift);
+    if (p) shifted_outstanding++;
+    return p ? p + shift : NULL;
+}
+static void shifted_free(void *user, gp_mem_space space, int device, void *ptr)
+{
+    const gp_allocator *d = gp_default_allocator();
+    shifted_outstanding--;
+    /* The default allocator's blocks start on 64 bytes at least. */
+    d->free(d->user, space, device, (unsigned char *)ptr - ((uintptr_t)ptr % 64 == 16 ? 16 : 0));
+}
+
+static void test_misaligned_allocator(gpt *t)
+{
+    const gp_allocator shifted = {shifted_alloc, shifted_free, NULL};
+    gp_ctx_params p = {t->backend, 0, &shifted};
+    gp_ctx *ctx = NULL;
+    shifted_outstanding = 0;
+    gp_status s = gp_ctx_create_ex(&ctx, &p);
+    CHECK(t, s == GP_STATUS_OK, "a context on small well-aligned blocks: %s", gp_status_name(s));
+    if (s != GP_STATUS_OK) return;
+    void *big = &big, *small = NULL;
+    s = gp_malloc(ctx, &big, 1 << 20);
+    CHECK(t, s == GP_STATUS_INVALID_ARGUMENT && big == NULL && strstr(gp_ctx_last_error(ctx), "aligned"),
+          "gp_malloc of a misaligned block: %s, %p, '%s'", gp_status_name(s), big, gp_ctx_last_error(ctx));
+    s = gp_malloc(ctx, &small, 1024);
+    CHECK(t, s == GP_STATUS_OK && small && ((uintptr_t)small & 63) == 0, "gp_malloc of 1 KiB: %s", gp_status_name(s));
+    /* A scan that needs scratch gets a misaligned block for it. */
+    size_t need = 0;
+    const int64_t n = 1 << 20;
+    s = gp_scan_workspace_size(ctx, GP_DTYPE_I32, n, GP_OP_SUM, GP_DTYPE_I32, &need);
+    CHECK(t, s == GP_STATUS_OK, "scan workspace size: %s", gp_status_name(s));
+    void *in = NULL;
+    if (gp_malloc(t->ctx, &in, (size_t)n * 4) == GP_STATUS_OK && need > 0) {
+        /* In place, in the test context's memory: the call fails before it writes. */
+        s = gp_scan_inclusive(ctx, in, GP_DTYPE_I32, n, GP_OP_SUM, in, GP_DTYPE_I32);
+        CHECK(t, s == GP_STATUS_INVALID_ARGUMENT && strstr(gp_ctx_last_error(ctx), "aligned"),
+              "a scan on misaligned scratch: %s, '%s'", gp_status_name(s), gp_ctx_last_error(ctx));
+    }
+    gp_free(t->ctx, in);
+    gp_free(ctx, small);
+    gp_ctx_free(ctx);
+    CHECK(t, shifted_outstanding == 0, "%ld blocks of the shifting allocator leaked", shifted_outstanding);
+}
+
 /* ------------------------------------------- the other calls' argument rules */
 
 /* Every call of n elements refuses a misaligned input or output, a count
@@ -685,6 +741,23 @@ static void test_array_rules(gpt *t, unsigned char *buf)
            "count_if, n above GP_MAX_ELEMENTS");
     EXPECT(gp_histogram_even(t->ctx, in, GP_DTYPE_U8, big, 4, 0.0, 1.0, (uint64_t *)(void *)out, 0),
            GP_STATUS_INVALID_SIZE, "histogram_even, n above GP_MAX_ELEMENTS");
+    if (t->backend == GP_BACKEND_CUDA) {
+        /* Past the CUDA selections' 2^38 - 1: refused before a workspace is
+         * sized (it once asked for terabytes, DEVICE_OUT_OF_MEMORY). */
+        const int64_t past = (int64_t)1 << 38;
+        size_t ws = 1;
+        EXPECT(gp_select_if(t->ctx, in, i32, past, GP_CMP_LT, &v, out, NULL, &host), GP_STATUS_INVALID_SIZE,
+               "select_if, n 2^38 on CUDA");
+        EXPECT(gp_partition_copy_flagged(t->ctx, in, GP_DTYPE_U8, past, buf, out, out + 16, NULL, &host),
+               GP_STATUS_INVALID_SIZE, "partition_copy_flagged, n 2^38 on CUDA");
+        EXPECT(gp_filter_running_max(t->ctx, in, i32, past, 0, out, NULL, &host), GP_STATUS_INVALID_SIZE,
+               "filter, n 2^38 on CUDA");
+        EXPECT(gp_select_workspace_size(t->ctx, i32, past, &ws), GP_STATUS_INVALID_SIZE,
+               "select workspace size, n 2^38 on CUDA");
+        CHECK(t, ws == 1, "a refused workspace size query wrote %zu", ws);
+        CHECK(t, gp_select_workspace_size(t->ctx, i32, past - 1, &ws) == GP_STATUS_OK && ws > 1,
+              "select workspace size, n 2^38 - 1 on CUDA: %zu bytes", ws);
+    }
 
     const gp_status ok = GP_STATUS_OK;
     host = -7;
@@ -736,6 +809,7 @@ int main(int argc, char **argv)
     test_supports(&t, &o, zeros);
     test_workspace(&t, &o, in, h, (int64_t)bytes);
     test_alloc_failures(&t, h, t.quick ? 4099 : n);
+    test_misaligned_allocator(&t);
     test_array_rules(&t, (unsigned char *)zeros);
 
     gpt_guarded_free(&o.dev);

@@ -3,19 +3,30 @@
 
 #include <string.h>
 
+size_t gp_alloc_alignment(gp_mem_space space) { return space == GP_MEM_DEVICE ? 256 : 64; }
+
 void *gp_ctx_alloc(gp_ctx *ctx, gp_mem_space space, size_t bytes)
 {
-    return ctx->alloc.alloc(ctx->alloc.user, space, ctx->device, bytes);
+    void *p = ctx->alloc.alloc(ctx->alloc.user, space, ctx->device, bytes);
+    ctx->misaligned_block = p && !gp_aligned(p, gp_alloc_alignment(space));
+    if (!ctx->misaligned_block) return p;
+    ctx->alloc.free(ctx->alloc.user, space, ctx->device, p);
+    return NULL;
+}
+
+gp_status gp_ctx_alloc_failed(gp_ctx *ctx, gp_mem_space space, size_t bytes, const char *what)
+{
+    if (ctx->misaligned_block)
+        return gp_set_error(ctx, GP_STATUS_INVALID_ARGUMENT,
+                            "the allocator's block for %s (%zu bytes) is not %zu-byte aligned, as gpuprim.h asks", what,
+                            bytes, gp_alloc_alignment(space));
+    return gp_set_error(ctx, space == GP_MEM_DEVICE ? GP_STATUS_DEVICE_OUT_OF_MEMORY : GP_STATUS_OUT_OF_MEMORY,
+                        "could not allocate %s (%zu bytes)", what, bytes);
 }
 
 void gp_ctx_dealloc(gp_ctx *ctx, gp_mem_space space, void *ptr)
 {
     if (ptr) ctx->alloc.free(ctx->alloc.user, space, ctx->device, ptr);
-}
-
-static gp_status oom_status(const gp_ctx *ctx)
-{
-    return ctx->space == GP_MEM_DEVICE ? GP_STATUS_DEVICE_OUT_OF_MEMORY : GP_STATUS_OUT_OF_MEMORY;
 }
 
 gp_status gp_ctx_create(gp_ctx **out, gp_backend backend, int device)
@@ -50,6 +61,10 @@ gp_status gp_ctx_create_ex(gp_ctx **out, const gp_ctx_params *params)
     if (!a->alloc || !a->free) return GP_STATUS_NULL_POINTER;
     gp_ctx *ctx = (gp_ctx *)a->alloc(a->user, GP_MEM_HOST, params->device, sizeof *ctx);
     if (!ctx) return GP_STATUS_OUT_OF_MEMORY;
+    if (!gp_aligned(ctx, gp_alloc_alignment(GP_MEM_HOST))) {
+        a->free(a->user, GP_MEM_HOST, params->device, ctx);
+        return GP_STATUS_INVALID_ARGUMENT;
+    }
     memset(ctx, 0, sizeof *ctx);
     ctx->backend = b;
     ctx->device = params->device;
@@ -140,8 +155,7 @@ gp_status gp_ctx_scratch(gp_ctx *ctx, size_t bytes, void **ws)
         release_scratch(ctx);
         size_t grown = bytes < 4096 ? 4096 : bytes + bytes / 4;
         void *p = gp_ctx_alloc(ctx, ctx->space, grown);
-        if (!p)
-            return gp_set_error(ctx, oom_status(ctx), "could not allocate %zu bytes of scratch", grown);
+        if (!p) return gp_ctx_alloc_failed(ctx, ctx->space, grown, "scratch");
         ctx->scratch = p;
         ctx->scratch_bytes = grown;
     }
@@ -157,7 +171,7 @@ gp_status gp_malloc(gp_ctx *ctx, void **ptr, size_t bytes)
     *ptr = NULL;
     if (bytes == 0) return GP_STATUS_OK;
     void *p = gp_ctx_alloc(ctx, ctx->space, bytes);
-    if (!p) return gp_set_error(ctx, oom_status(ctx), "gp_malloc: could not allocate %zu bytes", bytes);
+    if (!p) return gp_ctx_alloc_failed(ctx, ctx->space, bytes, "gp_malloc");
     *ptr = p;
     return GP_STATUS_OK;
 }

@@ -143,6 +143,9 @@ typedef struct gp_backend_vtable {
     size_t (*select_workspace)(const gp_ctx *ctx, gp_dtype t, int64_t n);
     gp_status (*select)(gp_ctx *ctx, const gp_select_args *a, void *ws);
     gp_status (*filter)(gp_ctx *ctx, const gp_filter_args *a, void *ws);
+    /* The most elements select and filter take (at most GP_MAX_ELEMENTS):
+     * the core refuses more with INVALID_SIZE before it sizes a workspace. */
+    int64_t max_select_elements;
     gp_status (*transpose)(gp_ctx *ctx, const gp_transpose_args *a);
     size_t (*count_workspace)(const gp_ctx *ctx, const gp_count_args *a);
     gp_status (*count)(gp_ctx *ctx, const gp_count_args *a, void *ws);
@@ -172,6 +175,7 @@ struct gp_ctx {
     void *user_ws; /* caller-owned workspace, when set */
     size_t user_ws_bytes;
     bool have_user_ws;
+    bool misaligned_block; /* gp_ctx_alloc refused the allocator's last block: gp_ctx_alloc_failed says so */
 
     char last_error[512];
 };
@@ -184,9 +188,18 @@ gp_status gp_set_error(gp_ctx *ctx, gp_status s, const char *fmt, ...)
 #endif
     ;
 
-/* Allocation through the context's allocator, in its own space or on the host. */
+/* Allocation through the context's allocator, in its own space or on the
+ * host. A block off the alignment gpuprim.h asks of allocators (64 bytes on
+ * the host, 256 on a device) is handed back and NULL returned: the kernels'
+ * 16-byte loads and 64-bit atomics would fault on it. */
 void *gp_ctx_alloc(gp_ctx *ctx, gp_mem_space space, size_t bytes);
 void gp_ctx_dealloc(gp_ctx *ctx, gp_mem_space space, void *ptr);
+/* The status for a NULL from gp_ctx_alloc, with `what` (bytes of it) in the
+ * detail: INVALID_ARGUMENT for a misaligned block, else OUT_OF_MEMORY or,
+ * in device space, DEVICE_OUT_OF_MEMORY. */
+gp_status gp_ctx_alloc_failed(gp_ctx *ctx, gp_mem_space space, size_t bytes, const char *what);
+/* The alignment gpuprim.h asks of an allocator's blocks in `space`. */
+size_t gp_alloc_alignment(gp_mem_space space);
 
 /* Scratch of at least `bytes` in the context's space: the caller's workspace
  * (WORKSPACE_TOO_SMALL if short) or the context's cache, grown as needed

@@ -178,9 +178,7 @@ static gp_status check_edges(gp_ctx *ctx, const char *what, const void *edges, g
     void *copy = NULL;
     if (ctx->space != GP_MEM_HOST) {
         copy = gp_ctx_alloc(ctx, GP_MEM_HOST, bytes);
-        if (!copy)
-            return gp_set_error(ctx, GP_STATUS_OUT_OF_MEMORY, "%s: no %zu bytes of host memory to check the edges",
-                                what, bytes);
+        if (!copy) return gp_ctx_alloc_failed(ctx, GP_MEM_HOST, bytes, "a host copy of the edges");
         gp_status s = ctx->vt->copy(ctx, copy, edges, bytes, GP_COPY_CTX_TO_HOST);
         if (s != GP_STATUS_OK) {
             gp_ctx_dealloc(ctx, GP_MEM_HOST, copy);

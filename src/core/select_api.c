@@ -13,6 +13,9 @@ static gp_status check_common(gp_ctx *ctx, const char *name, gp_primitive prim, 
     if (!gp_dtype_valid(t)) return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "%s: dtype %d is unknown", name, (int)t);
     if (n > GP_MAX_ELEMENTS)
         return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is above GP_MAX_ELEMENTS", name, (long long)n);
+    if (n > ctx->vt->max_select_elements)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is past the %s backend's %lld elements", name,
+                            (long long)n, gp_backend_name(ctx->backend), (long long)ctx->vt->max_select_elements);
     bool has = prim == GP_PRIM_FILTER ? ctx->vt->filter != NULL : ctx->vt->select != NULL;
     if (!has || !ctx->vt->supports(prim, (gp_op)0, t, t))
         return gp_set_error(ctx, GP_STATUS_UNSUPPORTED_DTYPE, "%s: the %s backend does not support %s", name,

@@ -24,8 +24,7 @@ static gp_status cpu_probe(char *detail, size_t size)
 static gp_status cpu_ctx_init(gp_ctx *ctx)
 {
     ctx->result_slot = gp_ctx_alloc(ctx, GP_MEM_HOST, 64);
-    return ctx->result_slot ? GP_STATUS_OK
-                            : gp_set_error(ctx, GP_STATUS_OUT_OF_MEMORY, "could not allocate the result slot");
+    return ctx->result_slot ? GP_STATUS_OK : gp_ctx_alloc_failed(ctx, GP_MEM_HOST, 64, "the result slot");
 }
 
 static void cpu_ctx_fini(gp_ctx *ctx) { gp_ctx_dealloc(ctx, GP_MEM_HOST, ctx->result_slot); }
@@ -99,6 +98,7 @@ const gp_backend_vtable gp_cpu_backend = {
     .select_workspace = gp_cpu_select_workspace,
     .select = gp_cpu_select,
     .filter = gp_cpu_filter,
+    .max_select_elements = GP_MAX_ELEMENTS,
     .transpose = gp_cpu_transpose,
     .count_workspace = gp_cpu_count_workspace,
     .count = gp_cpu_count,

@@ -415,9 +415,7 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     st->small_cluster = small && strcmp(small, "0") == 0 ? 0 : -1;
 
     st->control = gp_ctx_alloc(ctx, GP_MEM_DEVICE, kControlBytes);
-    if (!st->control)
-        return gp_set_error(ctx, GP_STATUS_DEVICE_OUT_OF_MEMORY,
-                            "could not allocate the %zu-byte device control block", kControlBytes);
+    if (!st->control) return gp_ctx_alloc_failed(ctx, GP_MEM_DEVICE, kControlBytes, "the device control block");
     /* The context's stream is still the default one; wait here so that the
      * zeroed counter is in place whatever stream the context moves to. */
     GP_CUDA_TRY(ctx, cudaMemsetAsync(st->control, 0, kControlBytes, 0));
@@ -437,7 +435,7 @@ static void free_state(gp_ctx *ctx, context_state *st)
 static gp_status cuda_ctx_init(gp_ctx *ctx)
 {
     context_state *st = static_cast<context_state *>(gp_ctx_alloc(ctx, GP_MEM_HOST, sizeof(context_state)));
-    if (!st) return gp_set_error(ctx, GP_STATUS_OUT_OF_MEMORY, "could not allocate the CUDA context state");
+    if (!st) return gp_ctx_alloc_failed(ctx, GP_MEM_HOST, sizeof(context_state), "the CUDA context state");
     memset(st, 0, sizeof *st);
     gp_status s = init_state(ctx, st);
     if (s != GP_STATUS_OK) {
@@ -543,6 +541,7 @@ extern "C" const gp_backend_vtable gp_cuda_backend = {
     .select_workspace = gp_cuda::select_workspace,
     .select = gp_cuda::select,
     .filter = gp_cuda::filter,
+    .max_select_elements = gp_cuda::kSelectMaxElements,
     .transpose = gp_cuda::transpose,
     .count_workspace = gp_cuda::count_workspace,
     .count = gp_cuda::count,

@@ -24,6 +24,10 @@ constexpr size_t kReducePairOffset = 80; /* 16 bytes where a reduction's two clu
 constexpr size_t kHistGateOffset = 96;
 constexpr size_t kControlBytes = 128;
 
+/* The most elements a selection, partition or filter takes: the look-back
+ * statuses' payload (cuda_lookback.cuh, kMaxCount). */
+constexpr int64_t kSelectMaxElements = (int64_t(1) << 38) - 1;
+
 /* Size classes of an out-of-place tiled transpose (cuda_transpose.cu,
  * size_class; the bounds are in cuda_tuning.h). */
 enum transpose_size_class { kSizeSmall, kSizeMid, kSizeLarge };

@@ -387,9 +387,7 @@ gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out)
         st->lookback_pool = NULL;
         st->lookback_slots = 0;
         void *p = gp_ctx_alloc(ctx, GP_MEM_DEVICE, arena_bytes(want));
-        if (!p)
-            return gp_set_error(ctx, GP_STATUS_DEVICE_OUT_OF_MEMORY,
-                                "could not allocate the %zu-byte look-back pool", arena_bytes(want));
+        if (!p) return gp_ctx_alloc_failed(ctx, GP_MEM_DEVICE, arena_bytes(want), "the look-back pool");
         st->lookback_pool = p;
         GP_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, arena_bytes(want), stream));
         st->lookback_slots = want;

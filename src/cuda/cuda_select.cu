@@ -587,6 +587,9 @@ void set_tiles(select_params &p, bool partition, unsigned long long tiles)
     p.tickets = tiles == 1 ? 1u : partition ? p.groups + (unsigned)tiles : (unsigned)tiles;
 }
 
+static_assert((unsigned long long)kSelectMaxElements == lookback::kMaxCount,
+              "the core refuses what the look-back cannot count (cuda_backend.h)");
+
 /* Shared checks: element alignment and the look-back's limits. */
 gp_status check_limits(gp_ctx *ctx, const char *name, const void *in, const void *out, gp_dtype t, int64_t n)
 {
