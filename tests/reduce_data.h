@@ -14,6 +14,7 @@ typedef enum gpt_pattern {
     PAT_ASC,      /* first element the smallest, last the largest */
     PAT_DESC,
     PAT_INTVAL,   /* integer-valued floats: sums stay exact */
+    PAT_POS,      /* as random, all positive: sum |x| == |sum|, so sum bounds are relative */
     PAT_NAN,      /* random floats and one NaN (first, last or anywhere) */
     PAT_PINF,     /* ... and one +inf */
     PAT_NINF,     /* ... and one -inf */
@@ -34,6 +35,17 @@ bool gpt_widening_ok(gp_dtype in_t, gp_dtype out_t);
 /* AND, OR, XOR are integer-only. */
 bool gpt_op_defined(gp_op op, gp_dtype t);
 
+/* What gpuprim.h documents as valid, so what gp_supports must answer 1 for
+ * on every backend: reduce and scan take an op defined on in_t and out_t
+ * in_t or wider of its kind; select, partition, filter, transpose, count
+ * and histogram take op 0, a known dtype and out_t == in_t. */
+bool gpt_header_valid(gp_primitive prim, gp_op op, gp_dtype in_t, gp_dtype out_t);
+const char *gpt_prim_name(gp_primitive prim);
+/* Whether a case can run: gp_supports says yes. A combination the header
+ * documents as valid that the backend refuses fails (with `desc`); only
+ * invalid ones are skipped, so a backend cannot drop a case unnoticed. */
+bool gpt_supported(gpt *t, gp_primitive prim, gp_op op, gp_dtype in_t, gp_dtype out_t, const char *desc);
+
 /*
  * Fills n elements of `t` at `buf` with pattern `p` from `seed`. `prodsafe`
  * keeps float products exact or bounded in every order: values of magnitude
@@ -41,9 +53,20 @@ bool gpt_op_defined(gp_op op, gp_dtype t);
  */
 void gpt_fill(void *buf, gp_dtype t, int64_t n, gpt_pattern p, bool prodsafe, uint64_t seed);
 
+/* A compensated (Neumaier) running sum in long double: hi + lo is the
+ * exact sum to far below f64's precision at any n the tests reach, so a
+ * float sum can be judged against the truth rather than a serial loop's
+ * rounding. */
+typedef struct gpt_ksum {
+    long double hi, lo;
+} gpt_ksum;
+void gpt_ksum_add(gpt_ksum *k, long double x);
+static inline long double gpt_ksum_value(const gpt_ksum *k) { return k->hi + k->lo; }
+
 /* What is known about a float input, for deciding exactness. */
 typedef struct gpt_facts {
     long double sum_abs; /* sum of |x| over the finite values */
+    long double sum;     /* their sum (gpt_ksum): the true value of a float sum */
     bool all_int;        /* every finite value is an integer */
     bool unit;           /* every finite value is 0 or +-1 */
     bool small_pow2;     /* every finite value is 0, +-0.5, +-1 or +-2 */
@@ -54,12 +77,16 @@ void gpt_facts_of(const void *buf, gp_dtype t, int64_t n, gpt_facts *f);
  * Whether `got` is an acceptable result where the serial reference gave
  * `ref`. Integers: bitwise. Floats: NaN matches NaN, inf matches inf of the
  * same sign; min/max, integer sums below 2^mantissa and products of powers
- * of two are exact; other sums within 2 gamma(n-1) sum|x| and products
- * within 2 gamma(n) |ref|, bounds no summation order can exceed. On a
- * mismatch `why` says what and by how much.
+ * of two are exact; other sums within 2 gamma(gpt_sum_depth(n)) sum|x| of
+ * f->sum (the true sum), products within 2 gamma(n) |ref|. On a mismatch
+ * `why` says what and by how much.
  */
 bool gpt_result_ok(gp_op op, gp_dtype out_t, int64_t n, const gpt_facts *f, const void *got,
                    const void *ref, char *why, size_t why_size);
+
+/* The most roundings one element can go through in an n-term reduction on
+ * either backend, with a margin (reduce_data.c says how it is derived). */
+int64_t gpt_sum_depth(int64_t n);
 
 /* The documented result for n == 0, in out_t. */
 void gpt_identity(gp_op op, gp_dtype out_t, void *out);

@@ -446,7 +446,9 @@ static const char *name_of(const char *name, int v)
 }
 
 /* gp_supports must say exactly what gp_reduce then does, for every dtype
- * pair and op, unknown values included. */
+ * pair and op, unknown values included; and for every primitive it must
+ * say 1 for each combination gpuprim.h documents (gpt_header_valid: no
+ * backend may drop one) and 0 for the rest. */
 static void test_supports(gpt *t, outs *o, const void *zeros)
 {
     char why[256];
@@ -472,6 +474,8 @@ static void test_supports(gpt *t, outs *o, const void *zeros)
                           "supported %s: gp_reduce gave %s", what, nm);
                     continue;
                 }
+                CHECK(t, !valid, "gp_supports(reduce, %s) = 0 on the %s backend for a combination gpuprim.h documents",
+                      what, gp_backend_name(t->backend));
                 bool expected;
                 if (!dt_ok || !op_ok) expected = (!dt_ok && s == GP_STATUS_INVALID_DTYPE) || (!op_ok && s == GP_STATUS_INVALID_OP);
                 else if (!gpt_op_defined((gp_op)op, (gp_dtype)in_t)) expected = s == GP_STATUS_UNSUPPORTED_OP;
@@ -479,6 +483,23 @@ static void test_supports(gpt *t, outs *o, const void *zeros)
                 else expected = s == GP_STATUS_UNSUPPORTED_DTYPE || s == GP_STATUS_UNSUPPORTED_OP;
                 CHECK(t, expected && untouched(o, why, sizeof why), "unsupported %s: gp_reduce gave %s", what, nm);
             }
+    /* Every primitive (and unknown ones either side), op and dtype pair: one
+     * case a primitive, failing on its first wrong answer. */
+    for (int prim = 0; prim <= GP_PRIM_HISTOGRAM + 1; prim++) {
+        char wrong[160] = "";
+        for (int in_t = 0; in_t <= 12 && !wrong[0]; in_t++)
+            for (int out_t = 0; out_t <= 12 && !wrong[0]; out_t++)
+                for (int op = 0; op <= 8 && !wrong[0]; op++) {
+                    int sup = gp_supports(t->ctx, (gp_primitive)prim, (gp_op)op, (gp_dtype)in_t, (gp_dtype)out_t);
+                    int want = gpt_header_valid((gp_primitive)prim, (gp_op)op, (gp_dtype)in_t, (gp_dtype)out_t);
+                    if (sup != want)
+                        snprintf(wrong, sizeof wrong, "gp_supports(%s, %s, %s -> %s) = %d, gpuprim.h says %d",
+                                 name_of(prim >= 1 && prim <= GP_PRIM_HISTOGRAM ? gpt_prim_name((gp_primitive)prim) : NULL, prim),
+                                 name_of(gp_op_name((gp_op)op), op), name_of(gp_dtype_name((gp_dtype)in_t), in_t),
+                                 name_of(gp_dtype_name((gp_dtype)out_t), out_t), sup, want);
+                }
+        CHECK(t, !wrong[0], "%s on the %s backend", wrong, gp_backend_name(t->backend));
+    }
     CHECK(t, !gp_supports(NULL, GP_PRIM_REDUCE, GP_OP_SUM, GP_DTYPE_I32, GP_DTYPE_I32), "ctx NULL");
     CHECK(t, !gp_supports(t->ctx, (gp_primitive)0, GP_OP_SUM, GP_DTYPE_I32, GP_DTYPE_I32), "primitive 0");
     CHECK(t, !gp_supports(t->ctx, (gp_primitive)99, GP_OP_SUM, GP_DTYPE_I32, GP_DTYPE_I32), "primitive 99");

@@ -114,10 +114,7 @@ int main(int argc, char **argv)
                  gp_dtype_name(c->in_t), gp_dtype_name(c->out_t), gp_op_name(c->op), N,
                  c->to_host ? "to_host" : "guarded", seed);
         if (!gpt_selected(&t, (long)k)) continue;
-        if (!gp_supports(t.ctx, c->prim, c->op, c->in_t, c->out_t)) {
-            gpt_skip(&t);
-            continue;
-        }
+        if (!gpt_supported(&t, c->prim, c->op, c->in_t, c->out_t, desc)) continue;
         unsigned char *ref = refs[k], got[8], poison[8];
         gpt_facts none = {0};
         double r0 = omp_get_wtime();

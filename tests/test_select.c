@@ -329,10 +329,7 @@ static void run_case(gpt *t, long k, const xcase *c, bufs *b)
     char desc[320], why[512] = "";
     describe(c, k, desc, sizeof desc);
     gp_primitive prim = c->k == K_FILTER ? GP_PRIM_FILTER : is_partition(c->k) ? GP_PRIM_PARTITION : GP_PRIM_SELECT;
-    if (!gp_supports(t->ctx, prim, (gp_op)0, c->t, c->t)) {
-        gpt_skip(t);
-        return;
-    }
+    if (!gpt_supported(t, prim, (gp_op)0, c->t, c->t, desc)) return;
     size_t sz = gpt_size(c->t);
     unsigned char *hin = b->host_in + (size_t)c->in_off * sz;
     bool flagged = is_flagged(c->k);
