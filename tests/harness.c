@@ -158,6 +158,17 @@ bool gpt_selected(const gpt *t, long k) { return t->only_case < 0 || t->only_cas
 void gpt_pass(gpt *t) { t->passed++; }
 void gpt_skip(gpt *t) { t->skipped++; }
 
+void gpt_skip_for_memory(gpt *t, const char *why)
+{
+    const char *require = getenv("GPUPRIM_REQUIRE_CUDA");
+    if (t->backend == GP_BACKEND_CUDA && require && strcmp(require, "1") == 0) {
+        gpt_fail(t, "%s (GPUPRIM_REQUIRE_CUDA=1: a case that does not fit is a failure)", why);
+        return;
+    }
+    printf("SKIPPED: %s\n", why);
+    gpt_skip(t);
+}
+
 static void vfail(gpt *t, const char *prefix, const char *fmt, va_list ap)
 {
     if (++t->failed > MAX_PRINTED_FAILURES) {

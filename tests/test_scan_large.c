@@ -13,7 +13,8 @@
  * - partition_copy_flagged into two buffers, flags from the bytes;
  * - the filter on non-decreasing data with a few smaller bytes past 2^31:
  *   every element but those survives (count past 2^31), and descending
- *   keeps only the leading run of the minimum.
+ *   keeps only the leading run of the minimum and those bytes (both
+ *   checked element by element).
  * On the CPU backend (2 cores, shared) only the in-place scan and the
  * filter run: the others add 8 GiB of memory for the same index paths.
  */
@@ -106,9 +107,10 @@ int main(int argc, char **argv)
     unsigned char *x = malloc((size_t)N), *y = malloc((size_t)N);
     unsigned char *din = NULL, *dout = NULL;
     if (!x || !y || gp_malloc(ctx, (void **)&din, (size_t)N) != GP_STATUS_OK) {
-        printf("SKIPPED: not enough memory for 2 x %" PRId64 " bytes\n", N);
+        char why[96];
+        snprintf(why, sizeof why, "not enough memory for 2 x %" PRId64 " bytes", N);
         free(x), free(y);
-        gpt_skip(&t);
+        gpt_skip_for_memory(&t, why);
         return gpt_finish(&t);
     }
     random_bytes(x, N, t.seed);
@@ -221,14 +223,25 @@ int main(int argc, char **argv)
         int64_t bad = first_bad_survivor(x, y, N, drops);
         GPT_CHECK(&t, bad < 0, "filter: survivor %" PRId64 " is wrong", bad);
     }
-    if (!cuda) { /* descending: the leading run of the minimum, then the drops */
-        s = gp_filter_running_max(ctx, din, GP_DTYPE_U8, N, GP_FILTER_DESCENDING, y, NULL, &count);
-        check_status(&t, "filter descending", s);
+    /* Descending: the leading run of the minimum (2s), then the three drops
+     * (1s; ties with the running minimum survive). The output and PAST bytes
+     * after it are poisoned first: the ascending survivors there start with
+     * the same 2s, and nothing may be written past the last survivor. */
+    enum { PAST = 4096 };
+    const size_t dlen = (size_t)zeros + 3;
+    count = -1;
+    if (cuda) s = gp_memset(ctx, dout, 0xEE, dlen + PAST);
+    else memset(y, 0xEE, dlen + PAST), s = GP_STATUS_OK;
+    if (s == GP_STATUS_OK) s = gp_filter_running_max(ctx, din, GP_DTYPE_U8, N, GP_FILTER_DESCENDING, fout, NULL, &count);
+    if (s == GP_STATUS_OK && cuda) s = gp_copy_to_host(ctx, y, dout, dlen + PAST);
+    check_status(&t, "filter descending", s);
+    if (s == GP_STATUS_OK) {
         GPT_CHECK(&t, count == zeros + 3, "filter descending: count %" PRId64 ", want %" PRId64, count, zeros + 3);
-    } else {
-        s = gp_filter_running_max(ctx, din, GP_DTYPE_U8, N, GP_FILTER_DESCENDING, dout, NULL, &count);
-        check_status(&t, "filter descending", s);
-        GPT_CHECK(&t, count == zeros + 3, "filter descending: count %" PRId64 ", want %" PRId64, count, zeros + 3);
+        int64_t bad = -1;
+        for (size_t i = 0; i < dlen + PAST && bad < 0; i++)
+            if (y[i] != (i < (size_t)zeros ? 2 : i < dlen ? 1 : 0xEE)) bad = (int64_t)i;
+        GPT_CHECK(&t, bad < 0, "filter descending: byte %" PRId64 " is %u, want %u (%" PRId64 " survivors)", bad,
+                  bad < 0 ? 0u : y[bad], bad < 0 ? 0u : bad < zeros ? 2u : bad < (int64_t)dlen ? 1u : 0xEEu, zeros + 3);
     }
 
     gp_free(ctx, din);

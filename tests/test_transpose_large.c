@@ -78,8 +78,9 @@ static void run_case(gpt *t, int k, const lcase *c)
     if (s == GP_STATUS_OK && !c->in_place) s = gp_malloc(t->ctx, &out, bytes);
     if (s != GP_STATUS_OK) {
         /* Not a failure of transpose: this machine cannot hold the case. */
-        printf("case %d: skipped, %zu bytes do not fit (%s)\n", k, bytes, gp_status_name(s));
-        gpt_skip(t);
+        char why[96];
+        snprintf(why, sizeof why, "case %d: %zu bytes do not fit (%s)", k, bytes, gp_status_name(s));
+        gpt_skip_for_memory(t, why);
         goto done;
     }
     fill(host, c);

@@ -76,8 +76,7 @@ int __wrap_access(const char *path, int how)
     if (refuse_file && (how & W_OK)) return errno = EACCES, -1;
     return __real_access(path, how);
 }
-int __real_open(const char *path, int flags, ...);
-int __wrap_open(const char *path, int flags, ...);
+
 /* Whether open with these flags makes a file (and takes a mode). */
 static int makes_file(int flags)
 {
@@ -86,6 +85,8 @@ static int makes_file(int flags)
 #endif
     return (flags & O_CREAT) != 0;
 }
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...);
 int __wrap_open(const char *path, int flags, ...)
 {
     va_list args;

@@ -10,6 +10,8 @@
  * and the value in one 16-byte access).
  *
  * usage: emu_test [--seed S] [--chaos K] [--quick | --medium | --big]
+ * The seed is fresh each run (as tests/harness.c picks it) unless --seed or
+ * GPUPRIM_SEED gives one; a failing run prints the command that repeats it.
  * --quick: up to T + 1; --medium: up to 3T + 1; --big: only the largest
  * (each for T and for the wide tile).
  * --chaos 1..9: random pauses; 10 and up: long pauses after each aggregate,
@@ -22,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <vector>
@@ -80,7 +84,23 @@ extern std::atomic<long> emu_compare_bits_calls; /* emu_select.cc: partitions by
 extern std::atomic<long> emu_compare_bits_wide_calls; /* emu_select.cc: of them, of 4- and 8-byte items */
 
 static long passed, failed;
-static uint64_t seed = 1;
+static uint64_t seed; /* main: --seed, GPUPRIM_SEED or fresh */
+
+/* As tests/harness.c's fresh_seed (static there): time and pid, so two runs
+ * started together differ. */
+static uint64_t fresh_seed()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return gpt_mix64((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ gpt_mix64((uint64_t)getpid());
+}
+static bool parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    if (!s || !*s) return false;
+    *v = strtoull(s, &end, 0);
+    return *end == '\0';
+}
 
 static void report(bool ok, const char *what)
 {
@@ -337,14 +357,22 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
 int main(int argc, char **argv)
 {
     bool quick = false, medium = false, big = false;
+    bool have_seed = parse_u64(getenv("GPUPRIM_SEED"), &seed);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--chaos") && i + 1 < argc) gp_emu::chaos = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            if (!parse_u64(argv[++i], &seed)) {
+                fprintf(stderr, "emu_test: bad --seed %s\n", argv[i]);
+                return 2;
+            }
+            have_seed = true;
+        } else if (!strcmp(argv[i], "--chaos") && i + 1 < argc) gp_emu::chaos = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--medium")) medium = true;
         else if (!strcmp(argv[i], "--big")) big = true;
     }
+    if (!have_seed) seed = fresh_seed();
     printf("emu_test: seed %" PRIu64 ", chaos %d\n", seed, gp_emu::chaos);
+    fflush(stdout); /* the seed shows even if the run is killed (a hang) */
     /* Sizes by tile T of 4-byte items, for the narrow tiles and then the
      * wide ones (cuda_tuning.h; the test builds with wide tiles from 2 a
      * block). The last size is two look-back windows of tiles and then
@@ -551,6 +579,12 @@ int main(int argc, char **argv)
     printf("look-back windows: %ld, %ld combined aggregates before the first inclusive prefix, %ld had none\n",
            gp_emu::windows.load(), gp_emu::windows_past_lane0.load(), gp_emu::windows_without_stop.load());
     printf("all: %ld passed, %ld failed (look-back pool: %llu slots)\n", passed, failed, g_state.lookback_slots);
+    if (failed) { /* the data repeat; the interleaving (threads, --chaos) may not */
+        const char *workers = getenv("GP_EMU_WORKERS");
+        printf("reproduce with: %s%s%s%s --seed %" PRIu64 " --chaos %d%s%s%s\n", workers ? "GP_EMU_WORKERS=" : "",
+               workers ? workers : "", workers ? " " : "", argv[0], seed, gp_emu::chaos, quick ? " --quick" : "",
+               medium ? " --medium" : "", big ? " --big" : "");
+    }
     free(g_state.lookback_pool);
     return failed ? 1 : 0;
 }

@@ -14,6 +14,8 @@
  *       tests/emu_hist/emu_histogram.cc tests/emu_core/emu_fibers.cc BUILD/libgpuprim.a -fopenmp \
  *       -o emu_histogram
  *   ./emu_histogram [--seed S] [--quick]
+ * The seed is fresh each run (as tests/harness.c picks it) unless --seed or
+ * GPUPRIM_SEED gives one; a failing run prints the command that repeats it.
  */
 #include "hist_emu.h"
 
@@ -25,6 +27,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <functional>
 #include <map>
@@ -313,16 +317,41 @@ static void run_type(gp_ctx *ctx, unsigned long long *ticket, gp_dtype t, bool q
     }
 }
 
+static bool parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    if (!s || !*s) return false;
+    *v = strtoull(s, &end, 0);
+    return *end == '\0';
+}
+
 int main(int argc, char **argv)
 {
-    uint64_t seed = 1;
+    uint64_t seed = 0;
     bool quick = false;
+    bool have_seed = parse_u64(getenv("GPUPRIM_SEED"), &seed);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], nullptr, 0);
-        else if (!strcmp(argv[i], "--quick")) quick = true;
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            if (!parse_u64(argv[++i], &seed)) {
+                fprintf(stderr, "emu_histogram: bad --seed %s\n", argv[i]);
+                return 2;
+            }
+            have_seed = true;
+        } else if (!strcmp(argv[i], "--quick")) quick = true;
+    }
+    if (!have_seed) { /* fresh, as tests/harness.c's fresh_seed: time and pid */
+        auto mix64 = [](uint64_t z) { /* splitmix64's finaliser */
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            return z ^ (z >> 31);
+        };
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seed = mix64((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ mix64((uint64_t)getpid());
     }
     rng.seed(seed);
     printf("emu_histogram: seed %" PRIu64 "%s\n", seed, quick ? " (quick)" : "");
+    fflush(stdout); /* the seed shows even if the run is killed (a hang) */
     context_state st;
     unsigned long long ticket = 0, gate = 0;
     gp_ctx *ctx = make_ctx(&st, &ticket, &gate, 3);
@@ -340,5 +369,7 @@ int main(int argc, char **argv)
            max_smem);
     if (gate_epochs == 0) fail("no histogram went through the gate");
     printf("%ld passed, %ld failed\n", passed, failed);
+    if (failed) /* the data repeat; the fibers' interleaving may not */
+        printf("reproduce with: %s --seed %" PRIu64 "%s\n", argv[0], seed, quick ? " --quick" : "");
     return failed ? 1 : 0;
 }
