@@ -238,29 +238,48 @@ const char *gpb_fmt_value(gp_dtype t, const void *v, char *buf, size_t size);
 int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const void *want, char *why,
                      size_t size);
 
+/* Byte counts. Every count the bench allocates is at most GPB_MAX_BYTES
+ * (SIZE_MAX / 64: 2^58 bytes on a 64-bit host, far past any machine's
+ * memory), so that the sums, roundings and small multiples the cases make
+ * of them still fit a size_t. gpb_bytes_of: n items (n >= 0) of `size`
+ * bytes each into *bytes, 1; or 0 (*bytes = 0) where the product passes
+ * GPB_MAX_BYTES, and the point is skipped with gpb_note_too_big, which
+ * writes "skipped: needs X MiB of <space> memory, ..." into note from the
+ * exact count in floating point (space: "host" or "device"). */
+#define GPB_MAX_BYTES (SIZE_MAX / 64)
+int gpb_bytes_of(int64_t n, size_t size, size_t *bytes);
+void gpb_note_too_big(char *note, size_t note_size, double bytes, const char *space);
+
+/* Why a gpuprim call failed, for a message after "failed: ": the context's
+ * detail (gp_ctx_last_error, which starts with the status's name) where it
+ * is this status's, else the status's name and sentence. */
+const char *gpb_status_why(const gp_ctx *ctx, gp_status st);
+
 /* Command-line pieces shared by `gpuprim bench` and `gpuprim ladder`. */
 /* A decimal in [lo, hi]: 1 and *out set, or 0. */
 int gpb_parse_int(const char *s, long long lo, long long hi, long long *out);
-/* "N" (>= 1) or "2^K" (K <= 62): 1 and *out set, or 0. */
+/* "N" (>= 1) or "2^K" (K <= 62): 1 and *out set, or 0. The callers bound
+ * it further: the bench at GP_MAX_ELEMENTS, the ladder at 2^40. */
 int gpb_parse_size(const char *s, int64_t *out);
 /* A comma list: each item goes to item(token, index, ctx), which returns 1
- * if it took it. Empty items (",,", a trailing comma) are skipped. The list
- * must be shorter than GPB_LIST_CHARS and hold 1 to `max` items; on
- * GPB_LIST_BAD_ITEM the refused token is copied to `bad`. *count is the
- * number of items taken. */
+ * if it took it. The list must be shorter than GPB_LIST_CHARS, hold 1 to
+ * `max` items and no empty one (",,", a comma at either end:
+ * GPB_LIST_EMPTY_ITEM, before any item is read); on GPB_LIST_BAD_ITEM the
+ * refused token is copied to `bad`. *count is the number of items taken. */
 enum { GPB_LIST_CHARS = 1024 };
 typedef enum {
     GPB_LIST_OK,
     GPB_LIST_TOO_LONG,
     GPB_LIST_TOO_MANY,
     GPB_LIST_EMPTY,
-    GPB_LIST_BAD_ITEM
+    GPB_LIST_BAD_ITEM,
+    GPB_LIST_EMPTY_ITEM
 } gpb_list_status;
 gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *token, int index, void *ctx),
                                void *ctx, int *count, char *bad, size_t bad_size);
 /* What went wrong, for a message: "the list is longer than 1023
- * characters", "too many items", "empty list" ("" for OK and BAD_ITEM,
- * whose message names the token). */
+ * characters", "too many items", "empty list", "an empty item (...)" (""
+ * for OK and BAD_ITEM, whose message names the token). */
 const char *gpb_list_problem(gpb_list_status s);
 /* Option i of argv, "--name=value" or "--name value" with a name from
  * `known`: 1 with `name` and *val set (i advanced past a separate value),
@@ -298,8 +317,9 @@ enum { GPB_HELP_SHOWN = -1 }; /* gpb_parse_command: --help printed on stdout; ex
 /* Reads argv[1..]: -h or --help prints the usage on stdout (GPB_HELP_SHOWN);
  * the word goes to *word (a second is a usage error, none prints the usage
  * on stderr), the flag sets *flag, the run's numbers go to *run (defaults
- * first), and every other option to c->take. GPB_OK, or GPB_ERROR after a
- * message on stderr. */
+ * first), and every other option to c->take. An option or the flag given
+ * twice is a usage error, as in the tool's other verbs. GPB_OK, or
+ * GPB_ERROR after a message on stderr. */
 int gpb_parse_command(const gpb_command *c, int argc, char **argv, const char **word, int *flag, gpb_run_args *run,
                       void *ctx);
 /* A CSV field (quoted when it holds a comma, quote or newline) and a JSON

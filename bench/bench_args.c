@@ -84,6 +84,34 @@ static int shape_item(const char *s, int i, void *dst)
 static int op_item(const char *s, int i, void *dst) { return gp_op_from_name(s, &((gp_op *)dst)[i]) == GP_STATUS_OK; }
 static int size_item(const char *s, int i, void *dst) { return gpb_parse_size(s, &((int64_t *)dst)[i]); }
 
+/* gpuprim takes at most GP_MAX_ELEMENTS items: a larger size or shape is a
+ * usage error here, before any byte count is made of it. */
+static int check_sizes(const int64_t *sizes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] <= GP_MAX_ELEMENTS) continue;
+        char nb[32], msg[160];
+        snprintf(msg, sizeof msg, "--sizes: %s is above GP_MAX_ELEMENTS, the most items gpuprim takes (2^60 - 1)",
+                 gpb_fmt_n(sizes[i], nb, sizeof nb));
+        return bad("%s", msg);
+    }
+    return GPB_OK;
+}
+
+static int check_shapes(const int64_t (*shapes)[2], int n)
+{
+    for (int i = 0; i < n; i++) {
+        const int64_t items = shapes[i][0] * shapes[i][1]; /* each at most 2^31: no overflow */
+        if (items <= GP_MAX_ELEMENTS) continue;
+        char nb[32], msg[200];
+        snprintf(msg, sizeof msg,
+                 "--shapes: %lldx%lld has %s items, above GP_MAX_ELEMENTS, the most gpuprim takes (2^60 - 1)",
+                 (long long)shapes[i][0], (long long)shapes[i][1], gpb_fmt_n(items, nb, sizeof nb));
+        return bad("%s", msg);
+    }
+    return GPB_OK;
+}
+
 /* The bench's own options (gpb_command's take). */
 static int take_option(const char *name, const char *val, void *ctx)
 {
@@ -95,11 +123,13 @@ static int take_option(const char *name, const char *val, void *ctx)
         a->dtypes_given = 1;
         return parse_list(name, val, &a->ndtypes, dtype_item, a->dtypes);
     } else if (!strcmp(name, "--shapes")) {
-        return parse_list(name, val, &a->nshapes, shape_item, a->shapes);
+        if (parse_list(name, val, &a->nshapes, shape_item, a->shapes) != GPB_OK) return GPB_ERROR;
+        return check_shapes((const int64_t(*)[2])a->shapes, a->nshapes);
     } else if (!strcmp(name, "--op")) {
         return parse_list(name, val, &a->nops, op_item, a->ops);
     } else if (!strcmp(name, "--sizes")) {
-        return parse_list(name, val, &a->nsizes, size_item, a->sizes);
+        if (parse_list(name, val, &a->nsizes, size_item, a->sizes) != GPB_OK) return GPB_ERROR;
+        return check_sizes(a->sizes, a->nsizes);
     } else if (!strcmp(name, "--min-log2")) {
         if (!gpb_parse_int(val, 0, 40, &v)) return bad("bad --min-log2 '%s' (0..40)", val);
         a->min_log2 = (int)v;
@@ -196,20 +226,39 @@ static int select_cases(const char *spec, gp_backend b, const gpb_case **out, in
         return GPB_OK;
     }
     char buf[GPB_LIST_CHARS];
-    if (strlen(spec) >= sizeof buf) return bad("%s", "the list of cases is too long");
+    const size_t len = strlen(spec);
+    if (len >= sizeof buf) return bad("%s", "the list of cases is too long");
+    if (len && (spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,")))
+        return bad("%s", "the list of cases has an empty item (two commas in a row, or a comma at an end)");
     snprintf(buf, sizeof buf, "%s", spec);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const gpb_case *c = NULL;
-        int known = 0;
+        int on_cpu = 0, on_cuda = 0; /* the backends the name has a case for, built or not */
         for (int i = 0; i < gpb_ncases; i++) {
             if (strcmp(gpb_cases[i]->name, tok)) continue;
-            known = 1;
+            on_cpu |= gpb_cases[i]->backend == GP_BACKEND_CPU;
+            on_cuda |= gpb_cases[i]->backend == GP_BACKEND_CUDA;
             if (gpb_cases[i]->backend == b) c = gpb_cases[i];
         }
-        if (!known) return bad("unknown case '%s'", tok);
+#ifndef GPUPRIM_BENCH_CUDA
+        for (int i = 0; i < gpb_ncuda_case_names; i++) on_cuda |= !strcmp(gpb_cuda_case_names[i], tok);
+#endif
+        if (!on_cpu && !on_cuda) return bad("unknown case '%s'", tok);
+        if (!c && b == GP_BACKEND_CPU) {
+#ifdef GPUPRIM_BENCH_CUDA
+            fprintf(stderr, "gpuprim bench: %s is a CUDA-only case (run it with --backend cuda)\n", tok);
+#else
+            fprintf(stderr, "gpuprim bench: %s is a CUDA-only case, and this gpuprim was built without CUDA\n", tok);
+#endif
+            return GPB_ERROR;
+        }
+        if (!c && on_cuda) { /* CUDA asked of a build without it */
+            fprintf(stderr, "gpuprim bench: no %s bench for the %s backend in this build (built without CUDA)\n", tok,
+                    gp_backend_name(b));
+            return GPB_ERROR;
+        }
         if (!c) {
-            fprintf(stderr, "gpuprim bench: no %s bench for the %s backend in this build%s\n", tok,
-                    gp_backend_name(b), b == GP_BACKEND_CUDA ? " (built without CUDA)" : "");
+            fprintf(stderr, "gpuprim bench: %s is a CPU-only case (run it with --backend cpu)\n", tok);
             return GPB_ERROR;
         }
         if (*count == GPB_MAX_CASES) return bad("%s", "too many cases");

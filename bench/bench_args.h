@@ -35,6 +35,10 @@ typedef struct gpb_args {
 /* Every case this build has (bench_cases.c). */
 extern const gpb_case *const gpb_cases[];
 extern const int gpb_ncases;
+/* The CUDA cases' names, also in builds without CUDA, so that a CUDA-only
+ * case asked of the CPU says so (bench_cases.c). */
+extern const char *const gpb_cuda_case_names[];
+extern const int gpb_ncuda_case_names;
 
 /* GPB_OK, GPB_HELP_SHOWN (usage on stdout), or GPB_ERROR after a message on
  * stderr. Strings in *a point into argv. */

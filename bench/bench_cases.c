@@ -47,4 +47,22 @@ const gpb_case *const gpb_cases[] = {
 #endif
 };
 const int gpb_ncases = sizeof gpb_cases / sizeof gpb_cases[0];
+
+/* Every name of the CUDA part of the table above, built or not (a build
+ * with CUDA reads the table itself). */
+const char *const gpb_cuda_case_names[] = {
+    "reduce",         "transpose",      "count",        "histogram",         "histogram-one-bin",
+    "histogram-16384", "histogram-2^20", "histogram-edges", "scan",            "select",
+    "select-if",      "partition",      "partition-if", "partition-copy",    "partition-copy-if",
+    "filter",         "filter-ascending", "filter-vs-cpu",
+};
+const int gpb_ncuda_case_names = sizeof gpb_cuda_case_names / sizeof gpb_cuda_case_names[0];
+#ifdef GPUPRIM_BENCH_CUDA
+/* A CUDA case added to the table needs its name here (11: the CPU cases). */
+_Static_assert(sizeof gpb_cases / sizeof gpb_cases[0] ==
+                   11 + sizeof gpb_cuda_case_names / sizeof gpb_cuda_case_names[0],
+               "gpb_cuda_case_names: one name for each CUDA case of the table");
+#else
+_Static_assert(sizeof gpb_cases / sizeof gpb_cases[0] == 11, "the CPU cases: 11 (the assertion above counts them)");
+#endif
 _Static_assert(sizeof gpb_cases / sizeof gpb_cases[0] <= GPB_MAX_CASES, "GPB_MAX_CASES is too small for the table");

@@ -37,6 +37,10 @@ int gpb_parse_command(const gpb_command *c, int argc, char **argv, const char **
     *word = NULL;
     *flag = 0;
     *run = (gpb_run_args){.device = 0, .runs = 20, .warmup = 3, .seed = 1};
+    /* Options seen, by their index in c->known; the flag is the last bit. */
+    unsigned long long seen = 0;
+    const unsigned long long flag_bit = 1ull << 63;
+    if (c->nknown > 63) return gpb_usage_error(c->verb, "%s", "internal error: too many options");
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
@@ -49,6 +53,8 @@ int gpb_parse_command(const gpb_command *c, int argc, char **argv, const char **
             continue;
         }
         if (c->flag && !strcmp(opt, c->flag)) {
+            if (seen & flag_bit) return gpb_usage_error(c->verb, "option %s is given more than once", opt);
+            seen |= flag_bit;
             *flag = 1;
             continue;
         }
@@ -57,6 +63,13 @@ int gpb_parse_command(const gpb_command *c, int argc, char **argv, const char **
         const char *val;
         if (!gpb_option(argc, argv, &i, c->known, c->nknown, name, sizeof name, &val, why, sizeof why))
             return gpb_usage_error(c->verb, "%s", why);
+        /* A second value would silently replace the first, as the tool's
+         * other verbs refuse. */
+        for (size_t k = 0; k < c->nknown; k++) {
+            if (strcmp(name, c->known[k])) continue;
+            if (seen >> k & 1) return gpb_usage_error(c->verb, "option %s is given more than once", name);
+            seen |= 1ull << k;
+        }
         const int taken = run_option(c->verb, name, val, run);
         if (taken < 0 || (!taken && c->take(name, val, ctx) != GPB_OK)) return GPB_ERROR;
     }

@@ -238,8 +238,7 @@ static void cuda_fini(gpb_env *env)
     if (env->ctx && rt->stream) {
         gp_status st = gp_ctx_set_stream(env->ctx, NULL);
         if (st != GP_STATUS_OK)
-            fprintf(stderr, "gpuprim bench: gp_ctx_set_stream(NULL) failed: %s: %s\n", gp_status_name(st),
-                    gp_ctx_last_error(env->ctx));
+            fprintf(stderr, "gpuprim bench: gp_ctx_set_stream(NULL) failed: %s\n", gpb_status_why(env->ctx, st));
     }
     cudaError_t e;
     if (rt->ev0 && (e = cudaEventDestroy(rt->ev0)) != cudaSuccess) gpb_cuda_fail("cudaEventDestroy", e, __FILE__, __LINE__);
@@ -282,8 +281,7 @@ static int cuda_setup(gpb_env *env, gpb_cuda_rt *rt)
     GPB_CU(cudaStreamCreateWithFlags(&rt->stream, cudaStreamNonBlocking));
     gp_status st = gp_ctx_set_stream(env->ctx, rt->stream);
     if (st != GP_STATUS_OK) {
-        fprintf(stderr, "gpuprim bench: gp_ctx_set_stream failed: %s: %s\n", gp_status_name(st),
-                gp_ctx_last_error(env->ctx));
+        fprintf(stderr, "gpuprim bench: gp_ctx_set_stream failed: %s\n", gpb_status_why(env->ctx, st));
         return GPB_ERROR;
     }
     GPB_CU(cudaEventCreate(&rt->ev0));

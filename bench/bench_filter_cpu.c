@@ -27,8 +27,8 @@ static int call_gpuprim(void *self, const void *in)
     calls *c = self;
     gp_status st = gp_filter_running_max(c->ctx, in, GP_DTYPE_I32, c->n, 0, c->out, NULL, &c->count);
     if (st == GP_STATUS_OK) return GPB_OK;
-    fprintf(stderr, "gpuprim bench: gp_filter_running_max(i32, n = %lld) on cpu failed: %s: %s\n",
-            (long long)c->n, gp_status_name(st), gp_ctx_last_error(c->ctx));
+    fprintf(stderr, "gpuprim bench: gp_filter_running_max(i32, n = %lld) on cpu failed: %s\n", (long long)c->n,
+            gpb_status_why(c->ctx, st));
     return GPB_ERROR;
 }
 
@@ -61,7 +61,11 @@ static int check(calls *c, const int32_t *in, const int32_t *want, int64_t kept,
 
 static int measure_pattern(gpb_env *env, const gpb_spec *s, gpb_point *pt, int pattern, const char *what)
 {
-    size_t in_bytes = (size_t)s->n * sizeof(int32_t);
+    size_t in_bytes; /* the output, n + GUARD items, then fits too */
+    if (!gpb_bytes_of(s->n, sizeof(int32_t), &in_bytes)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * sizeof(int32_t), "host");
+        return GPB_OK;
+    }
     gpb_arena a;
     if (gpb_cpu_arena_alloc(env, &a, in_bytes, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!a.base) return GPB_OK;

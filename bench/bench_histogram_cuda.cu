@@ -105,8 +105,8 @@ static int release(bufs *b)
 
 static int gp_fail(const gpb_env *env, const char *call, const gpb_spec *s, gp_status st)
 {
-    fprintf(stderr, "gpuprim bench: %s(%s, n = %lld) on cuda failed: %s: %s\n", call, gp_dtype_name(s->dtype),
-            (long long)s->n, gp_status_name(st), gp_ctx_last_error(env->ctx));
+    fprintf(stderr, "gpuprim bench: %s(%s, n = %lld) on cuda failed: %s\n", call, gp_dtype_name(s->dtype),
+            (long long)s->n, gpb_status_why(env->ctx, st));
     return GPB_ERROR;
 }
 
@@ -133,7 +133,11 @@ static int count_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
 {
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n;
-    const size_t slice = (size_t)n * sizeof(T);
+    size_t slice;
+    if (!gpb_bytes_of(n, sizeof(T), &slice)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * sizeof(T), "device");
+        return GPB_OK;
+    }
     if (gpb_cuda_arena_alloc(env, &b->arena, slice, 1024, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!b->arena.base) return GPB_OK;
     if (gpb_cuda_fill<T>(env, &b->arena, n, false) != GPB_OK) return GPB_ERROR;
@@ -181,7 +185,11 @@ static int histogram_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs 
     using L = typename traits<T>::level;
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n, bins = bins_of<T>(kind);
-    const size_t slice = (size_t)n * sizeof(T);
+    size_t slice;
+    if (!gpb_bytes_of(n, sizeof(T), &slice)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * sizeof(T), "device");
+        return GPB_OK;
+    }
     const int levels = (int)bins + 1;
     const L lower = (L)traits<T>::lo, upper = (L)traits<T>::hi;
 

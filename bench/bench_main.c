@@ -19,6 +19,31 @@ static gp_backend resolve_backend(gp_backend b)
     return GP_BACKEND_CPU;
 }
 
+/* Why gp_ctx_create(b, device) failed with st (there is no context to ask):
+ * the device index against what the backend has, else the probe's reason
+ * where the backend is not usable (on success the probe describes the
+ * backend instead: no reason), else the status's sentence. */
+static void ctx_failure(gp_backend b, int device, gp_status st, char *why, size_t size)
+{
+    char detail[256] = "";
+    if (st == GP_STATUS_INVALID_DEVICE && b == GP_BACKEND_CPU) {
+        snprintf(why, size, "the cpu backend has only device 0, not %d", device);
+        return;
+    }
+    if (st == GP_STATUS_INVALID_DEVICE) {
+        const int count = gp_device_count();
+        if (count <= 0) snprintf(why, size, "no CUDA device %d: this machine has none", device);
+        else if (count == 1) snprintf(why, size, "no CUDA device %d: this machine has one, device 0", device);
+        else snprintf(why, size, "no CUDA device %d: this machine has %d, devices 0 to %d", device, count, count - 1);
+        return;
+    }
+    if (gp_backend_probe(b, detail, sizeof detail) != GP_STATUS_OK && detail[0]) {
+        snprintf(why, size, "%s", detail);
+        return;
+    }
+    snprintf(why, size, "%s", gp_status_string(st));
+}
+
 /* Runs one case over every op, dtype and size (2-D cases: shape); returns
  * the exit code. */
 static int run_case(const gpb_case *c, gpb_env *env, const gpb_args *a, const char *prefix, gpb_report *rep)
@@ -111,10 +136,10 @@ int gp_bench_main(int argc, char **argv)
     env.opts = (gpb_opts){b, a.run.device, a.run.runs, a.run.warmup, a.run.seed, a.timing};
     gp_status st = gp_ctx_create(&env.ctx, b, a.run.device);
     if (st != GP_STATUS_OK) {
-        char detail[256] = "";
-        gp_backend_probe(b, detail, sizeof detail);
-        fprintf(stderr, "gpuprim bench: gp_ctx_create(%s, device %d) failed: %s%s%s\n", gp_backend_name(b),
-                a.run.device, gp_status_name(st), detail[0] ? ": " : "", detail);
+        char why[320];
+        ctx_failure(b, a.run.device, st, why, sizeof why);
+        fprintf(stderr, "gpuprim bench: gp_ctx_create(%s, device %d) failed: %s: %s\n", gp_backend_name(b),
+                a.run.device, gp_status_name(st), why);
         gpb_outputs_abort(out, OUTPUTS);
         return GPB_ERROR;
     }

@@ -92,9 +92,8 @@ static int call_gpuprim(void *self, const void *in)
     calls *c = self;
     gp_status st = gp_reduce(c->ctx, in, c->s.dtype, c->s.n, c->s.op, c->out, c->s.dtype);
     if (st == GP_STATUS_OK) return GPB_OK;
-    fprintf(stderr, "gpuprim bench: gp_reduce(%s, n = %lld, %s) on cpu failed: %s: %s\n",
-            gp_dtype_name(c->s.dtype), (long long)c->s.n, gp_op_name(c->s.op), gp_status_name(st),
-            gp_ctx_last_error(c->ctx));
+    fprintf(stderr, "gpuprim bench: gp_reduce(%s, n = %lld, %s) on cpu failed: %s\n", gp_dtype_name(c->s.dtype),
+            (long long)c->s.n, gp_op_name(c->s.op), gpb_status_why(c->ctx, st));
     return GPB_ERROR;
 }
 
@@ -135,7 +134,13 @@ static void bytes(const gpb_spec *s, double *rd, double *wr)
 
 static int measure(gpb_env *env, const gpb_spec *s, gpb_point *pt)
 {
-    calls c = {env->ctx, *s, serial_for(s->dtype, s->op), (size_t)s->n * gp_dtype_size(s->dtype), {0}};
+    const size_t es = gp_dtype_size(s->dtype);
+    size_t in_bytes;
+    if (!gpb_bytes_of(s->n, es, &in_bytes)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)es, "host");
+        return GPB_OK;
+    }
+    calls c = {env->ctx, *s, serial_for(s->dtype, s->op), in_bytes, {0}};
     gpb_arena a;
     if (gpb_cpu_arena_alloc(env, &a, c.bytes, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!a.base) return GPB_OK;

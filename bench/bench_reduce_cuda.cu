@@ -72,8 +72,7 @@ static int release(gpb_env *env, bufs *b)
     if (b->ws_set) {
         gp_status st = gp_ctx_set_workspace(env->ctx, NULL, 0); /* synchronises */
         if (st != GP_STATUS_OK) {
-            fprintf(stderr, "gpuprim bench: gp_ctx_set_workspace(NULL, 0) failed: %s: %s\n", gp_status_name(st),
-                    gp_ctx_last_error(env->ctx));
+            fprintf(stderr, "gpuprim bench: gp_ctx_set_workspace(NULL, 0) failed: %s\n", gpb_status_why(env->ctx, st));
             rc = GPB_ERROR;
         }
     }
@@ -88,9 +87,8 @@ static int release(gpb_env *env, bufs *b)
 
 static int gp_fail(const gpb_env *env, const char *call, const gpb_spec *s, gp_status st)
 {
-    fprintf(stderr, "gpuprim bench: %s(%s, n = %lld, %s) on cuda failed: %s: %s\n", call,
-            gp_dtype_name(s->dtype), (long long)s->n, gp_op_name(s->op), gp_status_name(st),
-            gp_ctx_last_error(env->ctx));
+    fprintf(stderr, "gpuprim bench: %s(%s, n = %lld, %s) on cuda failed: %s\n", call,
+            gp_dtype_name(s->dtype), (long long)s->n, gp_op_name(s->op), gpb_status_why(env->ctx, st));
     return GPB_ERROR;
 }
 
@@ -99,7 +97,11 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
 {
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n;
-    const size_t slice = (size_t)n * sizeof(T);
+    size_t slice;
+    if (!gpb_bytes_of(n, sizeof(T), &slice)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * sizeof(T), "device");
+        return GPB_OK;
+    }
 
     /* Scratch sizes first: they count toward what must fit. */
     cudaError_t e = cub_call<T>(nullptr, b->cub_temp_bytes, (const T *)nullptr, (T *)nullptr, n, s->op, rt->stream);

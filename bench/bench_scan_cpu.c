@@ -249,8 +249,8 @@ static int call_gpuprim(void *self, const void *in)
     default: st = gp_partition_if(c->ctx, in, t, c->s.n, GP_CMP_LT, c->mid, c->out, &c->count, NULL); break;
     }
     if (st == GP_STATUS_OK) return GPB_OK;
-    fprintf(stderr, "gpuprim bench: %s %s n = %lld on cpu failed: %s: %s\n", kind_names[c->k], gp_dtype_name(t),
-            (long long)c->s.n, gp_status_name(st), gp_ctx_last_error(c->ctx));
+    fprintf(stderr, "gpuprim bench: %s %s n = %lld on cpu failed: %s\n", kind_names[c->k], gp_dtype_name(t),
+            (long long)c->s.n, gpb_status_why(c->ctx, st));
     return GPB_ERROR;
 }
 
@@ -332,7 +332,15 @@ static void bytes_of(enum kind k, const gpb_spec *s, double *rd, double *wr)
 static int measure(enum kind k, gpb_env *env, const gpb_spec *s, gpb_point *pt)
 {
     const gp_dtype t = s->dtype;
-    const size_t es = gp_dtype_size(t), fo = flags_offset(t, s->n);
+    const size_t es = gp_dtype_size(t);
+    /* The items and their flags; the outputs, the reference and the copy
+     * are each at most that, plus a guard band. */
+    size_t slice;
+    if (!gpb_bytes_of(s->n, es + (by_flags(k) ? 1 : 0), &slice)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)(es + (by_flags(k) ? 1 : 0)), "host");
+        return GPB_OK;
+    }
+    const size_t fo = flags_offset(t, s->n);
     gpb_arena a;
     if (gpb_cpu_arena_alloc(env, &a, fo + (by_flags(k) ? (size_t)s->n : 0), pt->note, sizeof pt->note) != GPB_OK)
         return GPB_ERROR;

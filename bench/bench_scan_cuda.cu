@@ -126,8 +126,8 @@ static int release(bufs *b)
 
 static int gp_fail(const gpb_env *env, const char *call, const gpb_spec *s, gp_status st)
 {
-    fprintf(stderr, "gpuprim bench: %s(%s, n = %lld) failed: %s: %s\n", call, gp_dtype_name(s->dtype), (long long)s->n,
-            gp_status_name(st), gp_ctx_last_error(env->ctx));
+    fprintf(stderr, "gpuprim bench: %s(%s, n = %lld) failed: %s\n", call, gp_dtype_name(s->dtype), (long long)s->n,
+            gpb_status_why(env->ctx, st));
     return GPB_ERROR;
 }
 
@@ -195,6 +195,13 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
 {
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n;
+    /* n items and n flags at most GPB_MAX_BYTES: the sums below, of a few
+     * times that, fit a size_t. */
+    size_t with_flags;
+    if (!gpb_bytes_of(n, sizeof(T) + 1, &with_flags)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * (sizeof(T) + 1), "device");
+        return GPB_OK;
+    }
     const size_t data = (size_t)n * sizeof(T);
     const bool flagged = k == K_SELECT || k == K_PARTITION || k == K_PARTITION_COPY;
     const bool copy = k == K_PARTITION_COPY || k == K_PARTITION_COPY_IF;

@@ -53,9 +53,8 @@ static int gp_call(void *self, const void *in)
     point_ctx *c = self;
     gp_status st = gp_transpose(c->env->ctx, in, c->out, c->e, c->s->rows, c->s->cols);
     if (st == GP_STATUS_OK) return GPB_OK;
-    fprintf(stderr, "gpuprim bench: gp_transpose(%s, %lld x %lld) on cpu failed: %s: %s\n",
-            gpb_dtype_name(c->s->dtype), (long long)c->s->rows, (long long)c->s->cols, gp_status_name(st),
-            gp_ctx_last_error(c->env->ctx));
+    fprintf(stderr, "gpuprim bench: gp_transpose(%s, %lld x %lld) on cpu failed: %s\n", gpb_dtype_name(c->s->dtype),
+            (long long)c->s->rows, (long long)c->s->cols, gpb_status_why(c->env->ctx, st));
     return GPB_ERROR;
 }
 
@@ -95,7 +94,13 @@ static void fill(gpb_arena *a, size_t bytes, uint64_t seed)
 
 static int measure(gpb_env *env, const gpb_spec *s, gpb_point *pt)
 {
-    point_ctx c = {env, s, gpb_dtype_size(s->dtype), (size_t)s->n * gpb_dtype_size(s->dtype), NULL};
+    const size_t e = gpb_dtype_size(s->dtype);
+    size_t bytes; /* n = rows x cols, each of e bytes */
+    if (!gpb_bytes_of(s->n, e, &bytes)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)e, "host");
+        return GPB_OK;
+    }
+    point_ctx c = {env, s, e, bytes, NULL};
     gpb_arena a = {0};
     if (gpb_cpu_arena_alloc(env, &a, c.bytes, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!a.base) return GPB_OK;

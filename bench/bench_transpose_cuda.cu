@@ -126,7 +126,12 @@ static int fill(gpb_env *env, gpb_arena *a, gp_dtype t, int64_t n)
 static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
 {
     gpb_cuda_rt *rt = gpb_cuda(env);
-    const size_t e = gpb_dtype_size(s->dtype), bytes = (size_t)s->n * e;
+    const size_t e = gpb_dtype_size(s->dtype);
+    size_t bytes; /* n = rows x cols, each of e bytes */
+    if (!gpb_bytes_of(s->n, e, &bytes)) {
+        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)e, "device");
+        return GPB_OK;
+    }
     if (gpb_cuda_arena_alloc(env, &b->arena, bytes, gpb_round_up(bytes, 256) + 256, pt->note, sizeof pt->note) !=
         GPB_OK)
         return GPB_ERROR;
@@ -149,9 +154,8 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
     auto gp_call = [&](const void *in) -> int {
         gp_status st = gp_transpose(env->ctx, in, b->out, e, s->rows, s->cols);
         if (st == GP_STATUS_OK) return GPB_OK;
-        fprintf(stderr, "gpuprim bench: gp_transpose(%s, %lld x %lld) on cuda failed: %s: %s\n",
-                gpb_dtype_name(s->dtype), (long long)s->rows, (long long)s->cols, gp_status_name(st),
-                gp_ctx_last_error(env->ctx));
+        fprintf(stderr, "gpuprim bench: gp_transpose(%s, %lld x %lld) on cuda failed: %s\n",
+                gpb_dtype_name(s->dtype), (long long)s->rows, (long long)s->cols, gpb_status_why(env->ctx, st));
         return GPB_ERROR;
     };
     auto peer_call = [&](const void *in) -> int {

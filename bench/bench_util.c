@@ -110,7 +110,12 @@ int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const voi
     return 0;
 }
 
-/* The build system may pass these; the environment is the fallback. */
+/* The build system may pass these: the commit as the build found it, in a
+ * header it rewrites where the commit changed (bench/CMakeLists.txt), and the
+ * flags as configured. */
+#ifdef GPUPRIM_BENCH_COMMIT_HEADER
+#  include "gp_bench_commit.h"
+#endif
 #ifndef GPUPRIM_COMMIT
 #  define GPUPRIM_COMMIT ""
 #endif
@@ -126,8 +131,8 @@ static void copy_str(char *dst, size_t size, const char *src)
 void gpb_meta_common(gpb_meta *m)
 {
     copy_str(m->gpuprim_version, sizeof m->gpuprim_version, gp_version_string());
-    /* The environment wins: a definition made at configure time goes stale
-     * when commits follow without a reconfigure. */
+    /* The environment wins: the GPU scripts name the commit there, where the
+     * tree they build is no git checkout (or a stale copy of one). */
     const char *commit = getenv("GPUPRIM_COMMIT");
     if (!commit || !*commit) commit = GPUPRIM_COMMIT;
     copy_str(m->commit, sizeof m->commit, commit);
@@ -136,6 +141,31 @@ void gpb_meta_common(gpb_meta *m)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int gpb_bytes_of(int64_t n, size_t size, size_t *bytes)
+{
+    *bytes = 0;
+    if (n < 0 || (size && (uint64_t)n > GPB_MAX_BYTES / size)) return 0;
+    *bytes = (size_t)n * size;
+    return 1;
+}
+
+void gpb_note_too_big(char *note, size_t note_size, double bytes, const char *space)
+{
+    snprintf(note, note_size, "skipped: needs %.0f MiB of %s memory, more than the bench allocates (%.0f MiB at most)",
+             bytes / 1048576.0, space, (double)GPB_MAX_BYTES / 1048576.0);
+}
+
+const char *gpb_status_why(const gp_ctx *ctx, gp_status st)
+{
+    const char *name = gp_status_name(st), *detail = ctx ? gp_ctx_last_error(ctx) : "";
+    const size_t k = strlen(name);
+    /* A failure that left no detail would show an earlier one's. */
+    if (detail && !strncmp(detail, name, k) && detail[k] == ':') return detail;
+    static _Thread_local char buf[160];
+    snprintf(buf, sizeof buf, "%s: %s", name, gp_status_string(st));
+    return buf;
 }
 
 const char *gpb_op_label(const gpb_case *c, gp_op op, char *buf, size_t size)
@@ -216,8 +246,12 @@ gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *t
     *count = 0;
     /* A longer list is refused, not cut: a cut last item could read as
      * another value. */
-    if (strlen(s) >= sizeof buf) return GPB_LIST_TOO_LONG;
-    memcpy(buf, s, strlen(s) + 1);
+    const size_t len = strlen(s);
+    if (len >= sizeof buf) return GPB_LIST_TOO_LONG;
+    if (len == 0) return GPB_LIST_EMPTY;
+    /* An empty item is most likely a value left out: refused, not skipped. */
+    if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,")) return GPB_LIST_EMPTY_ITEM;
+    memcpy(buf, s, len + 1);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (*count == max) return GPB_LIST_TOO_MANY;
         if (!item(tok, *count, ctx)) {
@@ -235,6 +269,7 @@ const char *gpb_list_problem(gpb_list_status s)
     case GPB_LIST_TOO_LONG: return "the list is longer than 1023 characters";
     case GPB_LIST_TOO_MANY: return "too many items";
     case GPB_LIST_EMPTY: return "empty list";
+    case GPB_LIST_EMPTY_ITEM: return "an empty item (two commas in a row, or a comma at an end)";
     default: return "";
     }
 }

@@ -156,8 +156,8 @@ static int launch(point &p, int id, const void *in)
         const int32_t zero = 0;
         gp_status g = gp_count_if(p.env->ctx, in, GP_DTYPE_I32, p.n, GP_CMP_LT, &zero, p.gp_count, NULL);
         if (g == GP_STATUS_OK) return GPB_OK;
-        fprintf(stderr, "gpuprim ladder: gp_count_if(i32, n = %lld) failed: %s: %s\n", (long long)p.n,
-                gp_status_name(g), gp_ctx_last_error(p.env->ctx));
+        fprintf(stderr, "gpuprim ladder: gp_count_if(i32, n = %lld) failed: %s\n", (long long)p.n,
+                gpb_status_why(p.env->ctx, g));
         return GPB_ERROR;
     }
     if (id == R_CEILING) return gpb_cuda_read_ceiling(p.env, in, (size_t)p.n * sizeof(int32_t));

@@ -129,8 +129,7 @@ static int release(gpb_env *env, lr_bufs *b)
     if (b->ws_set) {
         gp_status st = gp_ctx_set_workspace(env->ctx, NULL, 0); /* synchronises */
         if (st != GP_STATUS_OK) {
-            fprintf(stderr, "gpuprim ladder: gp_ctx_set_workspace(NULL, 0) failed: %s: %s\n",
-                    gp_status_name(st), gp_ctx_last_error(env->ctx));
+            fprintf(stderr, "gpuprim ladder: gp_ctx_set_workspace(NULL, 0) failed: %s\n", gpb_status_why(env->ctx, st));
             rc = GPB_ERROR;
         }
     }
@@ -147,8 +146,8 @@ static int release(gpb_env *env, lr_bufs *b)
 
 static int gp_fail(const gpb_env *env, const char *call, int64_t n, gp_status st)
 {
-    fprintf(stderr, "gpuprim ladder: %s(i32, n = %lld, sum) failed: %s: %s\n", call, (long long)n,
-            gp_status_name(st), gp_ctx_last_error(env->ctx));
+    fprintf(stderr, "gpuprim ladder: %s(i32, n = %lld, sum) failed: %s\n", call, (long long)n,
+            gpb_status_why(env->ctx, st));
     return GPB_ERROR;
 }
 

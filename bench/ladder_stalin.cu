@@ -133,8 +133,7 @@ struct point {
 
 static int gp_fail(const char *call, int64_t n, gp_status st, gp_ctx *ctx)
 {
-    fprintf(stderr, "gpuprim ladder stalin: %s (n = %lld) failed: %s: %s\n", call, (long long)n,
-            gp_status_name(st), gp_ctx_last_error(ctx));
+    fprintf(stderr, "gpuprim ladder stalin: %s (n = %lld) failed: %s\n", call, (long long)n, gpb_status_why(ctx, st));
     return GPB_ERROR;
 }
 

@@ -177,8 +177,8 @@ static int launch(const shape &s, int id, const void *in)
     case R_GP8: {
         gp_status g = gp_transpose(s.env->ctx, in, s.out, elem_size(id), s.rows, s.cols);
         if (g == GP_STATUS_OK) return GPB_OK;
-        fprintf(stderr, "gpuprim ladder: gp_transpose(%zu-byte, %lld x %lld) failed: %s: %s\n", elem_size(id),
-                (long long)s.rows, (long long)s.cols, gp_status_name(g), gp_ctx_last_error(s.env->ctx));
+        fprintf(stderr, "gpuprim ladder: gp_transpose(%zu-byte, %lld x %lld) failed: %s\n", elem_size(id),
+                (long long)s.rows, (long long)s.cols, gpb_status_why(s.env->ctx, g));
         return GPB_ERROR;
     }
     case R_CUBLAS: {

@@ -725,6 +725,30 @@ smoke_cases() {
         'gpuprim bench reduce --backend cpu --sizes "$(printf "00000000000000001024,%.0s" $(seq 60))1024"'
     check ladder_sizes_too_long 2 '^gpuprim ladder: --sizes: the list is longer than 1023 characters' \
         'gpuprim ladder reduce --sizes "$(printf "00000000000000001024,%.0s" $(seq 60))1024"'
+    # Sizes and shapes past GP_MAX_ELEMENTS are refused; below it, a case
+    # whose bytes pass what the bench allocates says so (its byte counts once
+    # wrapped past 2^64 and overran a small buffer: exit 139).
+    check bench_size_above_max 2 '^gpuprim bench: --sizes: 2\^62 is above GP_MAX_ELEMENTS' \
+        'gpuprim bench reduce --backend cpu --max-log2 -1 --sizes 2^62 --dtype i32 --runs 1 --warmup 0'
+    check bench_shape_above_max 2 '^gpuprim bench: --shapes: 2147483648x1073741824 has 2\^61 items, above GP_MAX_ELEMENTS' \
+        'gpuprim bench transpose --backend cpu --shapes 2147483648x1073741824 --dtype f64 --runs 1'
+    check bench_size_too_many_bytes 0 '^ +2\^59 .*skipped: needs 4398046511104 MiB of host memory, more than the bench allocates' \
+        'gpuprim bench scan --backend cpu --max-log2 -1 --sizes 2^59 --dtype f64 --runs 1 --warmup 0'
+    check bench_shape_too_many_bytes 0 'skipped: needs 17592186028032 MiB of host memory' \
+        'gpuprim bench transpose --backend cpu --shapes 1073741824x1073741823 --dtype c16 --runs 1 --warmup 0'
+    # The reason a context was refused, not the backend's description.
+    check bench_cpu_bad_device 2 '^gpuprim bench: gp_ctx_create\(cpu, device 3\) failed: INVALID_DEVICE: the cpu backend has only device 0, not 3$' \
+        'gpuprim bench reduce --backend cpu --device 3'
+    check bench_cuda_only_case 2 '^gpuprim bench: count is a CUDA-only case' 'gpuprim bench count --backend cpu'
+    # Options given twice and empty list items are refused, as elsewhere.
+    check bench_repeated_option 2 '^gpuprim bench: option --runs is given more than once' \
+        'gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 1 --runs 2'
+    check ladder_repeated_flag 2 '^gpuprim ladder: option --check is given more than once' 'gpuprim ladder reduce --check --check'
+    check bench_empty_item 2 '^gpuprim bench: --sizes: an empty item' \
+        'gpuprim bench reduce --backend cpu --max-log2 -1 --sizes 1000,,2000 --runs 1'
+    check bench_empty_case_item 2 '^gpuprim bench: the list of cases has an empty item' 'gpuprim bench reduce,,scan --backend cpu'
+    check bench_commit_env 0 ', commit abc123$' \
+        'GPUPRIM_COMMIT=abc123 gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 1 --dtype i32'
     check version 0 '^gpuprim [0-9]+\.[0-9]+\.[0-9]+ \(backends built: cpu' 'gpuprim --version'
     check info_exits_0 0 '^  cpu   usable' 'gpuprim info'
     check info_cpu_bandwidth 0 '^        copy bandwidth [0-9.]+ GB/s' 'gpuprim info --backend cpu'
