@@ -1,5 +1,6 @@
 /* Checked context and memory helpers, small formatters (errors: cli_report.c). */
 #include "cli_common.h"
+#include "cli_output.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -134,3 +135,24 @@ int cli_parse_if_option(const char *text, gp_cmp *cmp, const char **value)
     return CLI_EXIT_OK;
 }
 
+/* ---------------------------------------------------------------- outputs */
+
+int cli_check_stdout_outputs(int json, int count, const char *const names[], const char *const paths[], FILE **report)
+{
+    int first = -1;
+    *report = stdout;
+    for (int i = 0; i < count; i++) {
+        if (!paths[i] || !cli_output_is_stdout(paths[i])) continue;
+        if (first >= 0)
+            return cli_usage_error("%s %s and %s %s both write to standard output: at most one output may go there",
+                                   names[first], paths[first], names[i], paths[i]);
+        first = i;
+    }
+    if (first < 0) return CLI_EXIT_OK;
+    if (json)
+        return cli_usage_error("--json prints to standard output, where %s %s writes: write the output to a file, "
+                               "or leave out --json",
+                               names[first], paths[first]);
+    *report = stderr;
+    return CLI_EXIT_OK;
+}

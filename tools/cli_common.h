@@ -117,6 +117,17 @@ int cli_ctx_malloc(gp_ctx *ctx, void **ptr, size_t bytes, const char *what);
 /* malloc with a message that says how much was asked and for what. */
 void *cli_host_malloc(size_t bytes, const char *what);
 
+/* ------------------------------------------------------------- outputs */
+
+/* The rule for a verb's outputs and standard output: at most one output
+ * may go to stdout ('-', /dev/stdout; cli_output_is_stdout), and not with
+ * --json (stdout then carries the one JSON object); where one does, the
+ * verb's report for people (a table, a count) goes to stderr instead.
+ * paths[i] (NULL: not given) came from option names[i]. Checked before any
+ * input is read. Returns CLI_EXIT_USAGE with the error printed, or
+ * CLI_EXIT_OK with *report set to stdout or stderr. */
+int cli_check_stdout_outputs(int json, int count, const char *const names[], const char *const paths[], FILE **report);
+
 /* ---------------------------------------------------------------- misc */
 
 /* "256 MiB", "1.50 GiB", "17 bytes" into buf. */

@@ -14,9 +14,10 @@
 static const cli_opt histogram_opts[] = {
     {"bins", 0, "B", "number of even bins, 1 to 2^20 (with --range)"},
     {"range", 0, "LO:HI", "the bins cover [LO, HI) (with --bins)"},
-    {"edges", 0, "FILE", "bin edges instead: B + 1 ascending values of the input's dtype (.npy or text)"},
+    {"edges", 0, "FILE",
+     "bin edges instead: B + 1 ascending values of the input's dtype (.npy or text); the last edge is excluded"},
     {"dtype", 0, "T", "dtype of text input (default i64, or f64 if any number has '.', 'e', inf or nan)"},
-    {"output", 'o', "OUT", "write the counts (u64) to OUT (.npy if the name ends so, else text) instead of stdout"},
+    {"output", 'o', "OUT", "write the counts (u64) to OUT (.npy if the name ends so, else text) instead of the table"},
     {"plot", 0, "OUT.png", "also draw the histogram as a bar chart"},
     {NULL, 0, NULL, NULL},
 };
@@ -33,11 +34,24 @@ typedef struct hist_request {
 /* ------------------------------------------------------------- arguments */
 
 /* LO and HI are read as the tool's f64 values (cli_values.h): they may
- * underflow to a subnormal or 0, but not overflow (inf must be written). */
+ * underflow to a subnormal or 0, but not overflow (inf must be written).
+ * The range must be one the library takes: finite ends, LO < HI, and a
+ * finite width HI - LO; refused here, before the input is read. */
 static int parse_range(const char *text, double *lo, double *hi)
 {
     if (cli_parse_range(text, lo, hi) != 0)
         return cli_usage_error("--range wants LO:HI, two numbers, e.g. --range 0:256 or --range -1.5:2.5, not '%s'",
+                               text);
+    char a[64], b[64];
+    cli_format_double(*lo, a, sizeof a);
+    cli_format_double(*hi, b, sizeof b);
+    if (!isfinite(*lo) || !isfinite(*hi))
+        return cli_usage_error("--range %s: %s is %s: both ends must be finite numbers", text,
+                               !isfinite(*lo) ? "LO" : "HI", !isfinite(*lo) ? a : b);
+    if (!(*lo < *hi))
+        return cli_usage_error("--range %s: LO (%s) must be below HI (%s): the bins cover [LO, HI)", text, a, b);
+    if (!isfinite(*hi - *lo))
+        return cli_usage_error("--range %s: the width HI - LO overflows a double (it must be at most about 1.8e308)",
                                text);
     return CLI_EXIT_OK;
 }
@@ -66,12 +80,12 @@ static const char *boundary_text(const hist_request *r, int64_t i, int json, cha
 
 /* ------------------------------------------------------------------ output */
 
-static void print_table(const hist_request *r)
+static void print_table(const hist_request *r, FILE *to)
 {
     char lo[64], hi[64];
     for (int64_t b = 0; b < r->bins; b++)
-        printf("%s %s %" PRIu64 "\n", boundary_text(r, b, 0, lo, sizeof lo), boundary_text(r, b + 1, 0, hi, sizeof hi),
-               r->counts[b]);
+        fprintf(to, "%s %s %" PRIu64 "\n", boundary_text(r, b, 0, lo, sizeof lo),
+                boundary_text(r, b + 1, 0, hi, sizeof hi), r->counts[b]);
 }
 
 static void print_json(const hist_request *r, const gp_ctx *ctx, uint64_t counted, int with_counts)
@@ -137,14 +151,13 @@ static int histogram_on_ctx(gp_ctx *ctx, cli_array *a, hist_request *r)
 /* Loads the edges with the input's dtype and sets the bin count from them. */
 static int load_edges(const char *path, hist_request *r)
 {
-    /* Text is read in the input's dtype; a .npy file says its own, checked here. */
-    size_t len = strlen(path);
-    int npy = len >= 4 && strcmp(path + len - 4, ".npy") == 0;
-    int rc = cli_load_array(path, npy ? (gp_dtype)0 : r->t, &r->edges);
+    /* Text is read in the input's dtype; a .npy file (by its name or its
+     * magic, as any input) holds its own, compared here. */
+    int rc = cli_load_array_any(path, r->t, &r->edges);
     if (rc != CLI_EXIT_OK) return rc;
     if (r->edges.dtype != r->t)
         return cli_error("--edges: %s holds %s values, the input is %s: the edges must have the input's dtype",
-                               path, gp_dtype_name(r->edges.dtype), gp_dtype_name(r->t));
+                         strcmp(path, "-") ? path : "<stdin>", gp_dtype_name(r->edges.dtype), gp_dtype_name(r->t));
     if (r->edges.n < 2 || r->edges.n > (1 << 20) + 1)
         return cli_error("--edges: %s has %" PRId64 " edge%s; 2 to 2^20 + 1 edges make 1 to 2^20 bins", path,
                                r->edges.n, r->edges.n == 1 ? "" : "s");
@@ -166,7 +179,10 @@ static int run_histogram(const cli_args *args)
         return cli_usage_error("give --bins B with --range LO:HI (even bins), or --edges FILE");
     if (out && plot && cli_outputs_collide(plot, out))
         return cli_usage_error("--plot %s and -o %s name the same file: each needs its own", plot, out);
-    int rc = CLI_EXIT_OK;
+    const char *output_names[] = {"-o", "--plot"}, *output_paths[] = {out, plot};
+    FILE *report = stdout;
+    int rc = cli_check_stdout_outputs(args->json, 2, output_names, output_paths, &report);
+    if (rc != CLI_EXIT_OK) return rc;
     if (!edges) rc = cli_parse_int64_option(bins, "--bins", 1, 1 << 20, &r.bins);
     if (rc == CLI_EXIT_OK && !edges) rc = parse_range(range, &r.lower, &r.upper);
     gp_dtype text_dtype = (gp_dtype)0;
@@ -206,7 +222,7 @@ static int run_histogram(const cli_args *args)
     else cli_outfile_abort(&counts_file); /* the plot's file, if opened, is aborted already */
     if (rc == CLI_EXIT_OK) {
         if (args->json) print_json(&r, ctx, counted, !out);
-        else if (!out) print_table(&r);
+        else if (!out) print_table(&r, report); /* stderr where the plot goes to stdout */
     }
     free(r.counts);
     cli_array_free(&r.edges);
@@ -230,6 +246,10 @@ const cli_verb cli_verb_histogram = {
         "when they outnumber the pixels); the two files are written both or neither. With\n"
         "--json, one object: {\"dtype\", \"n\", \"bins\", \"lower\" and \"upper\" or \"edges\",\n"
         "\"backend\", \"counted\", \"counts\"} (no \"counts\" with -o).\n\n"
+        "One output at most may go to standard output ('-'), and not with --json; the table\n"
+        "then goes to stderr (--plot - with no -o).\n\n"
+        "The last edge is excluded (bins are half-open), so with --edges the largest value\n"
+        "of an integer dtype (255 for u8) cannot be counted: use a wider dtype, or even bins.\n\n"
         "examples:\n"
         "  gpuprim gen --dtype u8 --n 1000000 -o bytes.npy\n"
         "  gpuprim histogram --bins 16 --range 0:256 --plot bytes.png bytes.npy\n"

@@ -71,7 +71,7 @@ static int has_npy_name(const char *path)
     return n >= 4 && strcasecmp(path + n - 4, ".npy") == 0;
 }
 
-int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out)
+int cli_load_array_any(const char *path, gp_dtype text_dtype, cli_array *out)
 {
     memset(out, 0, sizeof *out);
     int from_stdin = strcmp(path, "-") == 0;
@@ -92,18 +92,29 @@ int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out)
             return rc;
         }
         out->storage = buf;
-        if (text_dtype && text_dtype != out->dtype) {
-            gp_dtype held = out->dtype;
-            cli_array_free(out);
-            return cli_error("%s holds %s but --dtype says %s (--dtype is for text input; --out-dtype widens "
-                             "the result)",
-                             name, gp_dtype_name(held), gp_dtype_name(text_dtype));
-        }
         return CLI_EXIT_OK;
     }
     rc = cli_parse_text((char *)buf, len, name, text_dtype, out);
     free(buf);
     return rc;
+}
+
+/* Loads as cli_load_array_any; where --dtype was given (text_dtype), a
+ * .npy file must hold it. `hint` follows the message's "(--dtype is for
+ * text input". */
+static int load_checked(const char *path, gp_dtype text_dtype, const char *hint, cli_array *out)
+{
+    int rc = cli_load_array_any(path, text_dtype, out);
+    if (rc != CLI_EXIT_OK || !text_dtype || out->dtype == text_dtype) return rc;
+    gp_dtype held = out->dtype;
+    cli_array_free(out);
+    return cli_error("%s holds %s but --dtype says %s (--dtype is for text input%s)",
+                     strcmp(path, "-") ? path : "<stdin>", gp_dtype_name(held), gp_dtype_name(text_dtype), hint);
+}
+
+int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out)
+{
+    return load_checked(path, text_dtype, "", out);
 }
 
 int cli_load_op_input(const struct cli_args *args, gp_op *op, gp_dtype *out_t, cli_array *a)
@@ -114,7 +125,7 @@ int cli_load_op_input(const struct cli_args *args, gp_op *op, gp_dtype *out_t, c
     if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
     if (rc == CLI_EXIT_OK && out_dtype) rc = cli_parse_dtype_option(out_dtype, "--out-dtype", out_t);
     if (rc != CLI_EXIT_OK) return rc;
-    rc = cli_load_array(args->positional[0], text_dtype, a);
+    rc = load_checked(args->positional[0], text_dtype, "; --out-dtype widens the result", a);
     if (rc == CLI_EXIT_OK && !out_dtype) *out_t = a->dtype;
     return rc;
 }

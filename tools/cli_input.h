@@ -24,8 +24,13 @@ void cli_array_free(cli_array *a);
 /* Loads `path`. It is read as .npy when its name ends in ".npy" or its
  * content starts with the .npy magic, else as text. `text_dtype` is the
  * dtype of text input (0: i64, or f64 when any number looks like a float);
- * with .npy input, a non-zero `text_dtype` must match the file's dtype. */
+ * with .npy input, a non-zero `text_dtype` (--dtype) must match the file's
+ * dtype. */
 int cli_load_array(const char *path, gp_dtype text_dtype, cli_array *out);
+/* As cli_load_array, but a .npy file is taken in whatever dtype it holds
+ * (text in text_dtype): for a file whose dtype the caller compares with
+ * something other than --dtype (histogram --edges, with the input's). */
+int cli_load_array_any(const char *path, gp_dtype text_dtype, cli_array *out);
 
 struct cli_args;
 /* For the verbs that apply an op (reduce, scan): parses --op (required and

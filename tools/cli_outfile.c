@@ -214,6 +214,15 @@ static int standard_stream_of(const char *path, const struct stat *st, int exist
     return 0;
 }
 
+int cli_output_is_stdout(const char *path)
+{
+    if (strcmp(path, "-") == 0) return 1;
+    struct stat st, null_dev;
+    if (stat(path, &st) != 0 || standard_stream_of(path, &st, 1) != STDOUT_FILENO) return 0;
+    /* The null device keeps nothing, so nothing written there can mix. */
+    return !(stat("/dev/null", &null_dev) == 0 && null_dev.st_dev == st.st_dev && null_dev.st_ino == st.st_ino);
+}
+
 /* Writes through a descriptor of its own to what `fd` has open, keeping
  * its offset and append mode (a shell's `>>`). */
 static int open_on_stream(cli_outfile *f, const char *path, int fd)

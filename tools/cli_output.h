@@ -29,6 +29,11 @@ typedef struct cli_outfile {
  * or error where path is "-" or leads to it (/dev/stdout). Prints the
  * error; returns an exit code. */
 int cli_outfile_open(cli_outfile *f, const char *path);
+/* Whether an output named `path` would be written to the tool's standard
+ * output: "-", or a path that leads to what stdout has open (/dev/stdout, a
+ * link to it, the file stdout was redirected to), as cli_outfile_open finds
+ * it; never the null device, which keeps nothing. */
+int cli_output_is_stdout(const char *path);
 /* Flushes, closes and renames into place; on any error leaves nothing of
  * it, prints the error and returns CLI_EXIT_FAILURE. */
 int cli_outfile_commit(cli_outfile *f);

@@ -63,8 +63,12 @@ static int run_scan(const cli_args *args)
     if (!op) return cli_usage_error("--op is required (valid: %s)", cli_op_list());
     if (!path) return cli_usage_error("-o FILE is required");
     if (init && !r.exclusive) return cli_usage_error("--init is for the exclusive scan: add --exclusive");
+    const char *output_names[] = {"-o"}, *output_paths[] = {path};
+    FILE *report;
+    int rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, &report);
+    if (rc != CLI_EXIT_OK) return rc;
     cli_array a;
-    int rc = cli_load_op_input(args, &r.op, &r.out_t, &a);
+    rc = cli_load_op_input(args, &r.op, &r.out_t, &a);
     if (rc != CLI_EXIT_OK) return rc;
     r.in_t = a.dtype;
     r.n = a.n;
@@ -111,9 +115,9 @@ const cli_verb cli_verb_scan = {
         "FILE is read as `gpuprim reduce` reads it ('-' is standard input). Writes to OUT the\n"
         "inclusive scan, out[i] = x[0] OP ... OP x[i], or with --exclusive out[0] = init and\n"
         "out[i] = init OP x[0] OP ... OP x[i-1] (init: --init, else the op's identity). OUT is a\n"
-        ".npy file when its name ends in .npy, else text with one number a line. Prints nothing;\n"
-        "with --json one object: {\"op\", \"exclusive\", \"init\" (if given), \"dtype\",\n"
-        "\"out_dtype\", \"n\", \"backend\", \"output\"}.\n\n"
+        ".npy file when its name ends in .npy, else text with one number a line ('-': standard\n"
+        "output, not with --json). Prints nothing; with --json one object: {\"op\", \"exclusive\",\n"
+        "\"init\" (if given), \"dtype\", \"out_dtype\", \"n\", \"backend\", \"output\"}.\n\n"
         "Integer sums and products wrap in the output dtype (widen with --out-dtype); float min\n"
         "and max propagate NaN; and, or, xor take integers only.\n\n"
         "examples:\n"

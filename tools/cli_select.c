@@ -151,7 +151,11 @@ static int run_kind(const cli_args *args, sel_kind kind)
         return cli_usage_error("--flags and FILE both say standard input ('-'): one of them must be a file");
     if (rejected_path && cli_outputs_collide(rejected_path, path))
         return cli_usage_error("--rejected %s and -o %s name the same file: each needs its own", rejected_path, path);
-    int rc = test ? cli_parse_if_option(test, &r.cmp, &value_text) : CLI_EXIT_OK;
+    const char *output_names[] = {"-o", "--rejected"}, *output_paths[] = {path, rejected_path};
+    FILE *report = stdout;
+    int rc = cli_check_stdout_outputs(args->json, 2, output_names, output_paths, &report);
+    if (rc != CLI_EXIT_OK) return rc;
+    rc = test ? cli_parse_if_option(test, &r.cmp, &value_text) : CLI_EXIT_OK;
     gp_dtype text_dtype = (gp_dtype)0;
     if (rc == CLI_EXIT_OK && dtype) rc = cli_parse_dtype_option(dtype, "--dtype", &text_dtype);
     if (rc != CLI_EXIT_OK) return rc;
@@ -193,7 +197,7 @@ static int run_kind(const cli_args *args, sel_kind kind)
         rc = cli_save_array(path, result, r.t, kind == SEL_PARTITION ? r.n : r.count);
     if (rc == CLI_EXIT_OK) {
         if (args->json) print_json(&r, ctx, path, rejected_path);
-        else printf("%" PRId64 "\n", r.count);
+        else fprintf(report, "%" PRId64 "\n", r.count); /* stderr where an output goes to stdout */
     }
     free(result);
     free(r.flags);
@@ -208,7 +212,8 @@ static int run_stalin(const cli_args *args) { return run_kind(args, SEL_STALIN);
 
 #define GP_CLI_SELECT_INPUT                                                                   \
     "FILE is read as `gpuprim reduce` reads it ('-' is standard input). OUT is a .npy file\n" \
-    "when its name ends in .npy, else text with one number a line.\n"
+    "when its name ends in .npy, else text with one number a line. '-' is standard output\n" \
+    "(one output at most, not with --json); the count then goes to stderr.\n"
 
 const cli_verb cli_verb_select = {
     .name = "select",

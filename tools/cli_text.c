@@ -18,8 +18,8 @@ static gp_dtype infer_dtype(const char *buf, size_t len)
     return cli_text_bytes_look_float(buf, len) ? GP_DTYPE_F64 : GP_DTYPE_I64;
 }
 
-/* dtype 0: inferred, and where suggest_dtype, a value out of its range
- * suggests --dtype. */
+/* dtype 0: inferred, and where suggest_dtype, a value out of i64's range
+ * suggests --dtype (u64 or f64 may hold it; nothing holds more than f64). */
 static int parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, int suggest_dtype, cli_array *out)
 {
     int inferred = dtype == 0;
@@ -59,7 +59,7 @@ static int parse_text(char *buf, size_t len, const char *name, gp_dtype dtype, i
         if (cli_parse_value(a, dtype, values + (size_t)n * elem, err, sizeof err) != 0) {
             free(values);
             return cli_error("%s: line %zu: %s%s", name, line_no, err,
-                             inferred && suggest_dtype && strstr(err, "out of range")
+                             inferred && suggest_dtype && dtype != GP_DTYPE_F64 && strstr(err, "out of range")
                                  ? "; pass --dtype to choose another dtype"
                                  : "");
         }

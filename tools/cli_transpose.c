@@ -151,7 +151,9 @@ static int run_on_ctx(gp_ctx *ctx, const matrix *m, const operation *op, void *o
 typedef enum file_kind { KIND_NPY, KIND_PNG } file_kind;
 
 /* The item size of a .npy descr: "<f4" 4, "|S5" 5, "<U3" 12 (UCS-4),
- * "<M8[ns]" 8; 0 with a reason for what cannot be moved as bytes. */
+ * "<M8[ns]" 8; 0 with a reason for what cannot be moved as bytes. A
+ * "[...]" suffix is a datetime's unit (kinds M and m) and nothing else:
+ * numpy writes no other ("<i4[3]" is no dtype it reads). */
 static size_t npy_item_size(const char *descr, char *why, size_t size)
 {
     char order = descr[0], kind = order ? descr[1] : '\0';
@@ -166,6 +168,16 @@ static size_t npy_item_size(const char *descr, char *why, size_t size)
     if (end == descr + 2 || errno || n <= 0 || (*end && *end != '[') || n > (1LL << 30)) {
         snprintf(why, size, "unsupported descr '%s'", descr);
         return 0;
+    }
+    if (*end == '[') {
+        const int datetime = kind == 'M' || kind == 'm';
+        size_t unit = strspn(end + 1, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+        if (!datetime || unit == 0 || strcmp(end + 1 + unit, "]") != 0) {
+            snprintf(why, size, "unsupported descr '%s': %s", descr,
+                     datetime ? "a datetime's unit is letters and digits in brackets, e.g. '<M8[ns]'"
+                              : "a '[...]' suffix is only for the datetime kinds M and m (e.g. '<M8[ns]')");
+            return 0;
+        }
     }
     return (size_t)n * (kind == 'U' ? 4 : 1);
 }
@@ -254,8 +266,12 @@ static int run_transpose(const cli_args *args)
 {
     const char *out_path = cli_get(args, "output"), *in_path = args->positional[0];
     if (!out_path) return cli_usage_error("-o FILE is required");
+    const char *output_names[] = {"-o"}, *output_paths[] = {out_path};
+    FILE *report;
+    int rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, &report);
+    if (rc != CLI_EXIT_OK) return rc;
     operation op;
-    int rc = parse_operation(args, &op);
+    rc = parse_operation(args, &op);
     if (rc != CLI_EXIT_OK) return rc;
 
     unsigned char *buf = NULL;
@@ -327,9 +343,9 @@ const cli_verb cli_verb_transpose = {
         "complex, bytes 'S', unicode 'U', void 'V', datetimes; byte order is kept as is) or a\n"
         "PNG image (gray, gray+alpha, RGB, RGBA; 8 or 16 bits a sample); '-' reads standard\n"
         "input. OUT is written in the same format, under a temporary name renamed when\n"
-        "complete. Without --rotate or --flip the result is the transpose: rows become\n"
-        "columns. --rotate turns the image clockwise; --flip mirrors it (after the rotation\n"
-        "when both are given).\n\n"
+        "complete ('-': standard output, not with --json). Without --rotate or --flip the\n"
+        "result is the transpose: rows become columns. --rotate turns the image clockwise;\n"
+        "--flip mirrors it (after the rotation when both are given).\n\n"
         "Items and pixels move whole, bit for bit: transposing twice gives the input back.\n"
         "Sizes 1, 2, 4, 8 and 16 bytes move in one call; others (RGB8 is 3 bytes, RGB16 6)\n"
         "as planes: split with one transpose, transformed as a batch, interleaved again.\n"

@@ -327,11 +327,43 @@ golden_cases() {
         check histogram_plot 0 '^ok$' 'gen --dtype f32 --n 100000 --dist normal --seed 2 -o g.npy &&
             histogram --bins 64 --range -4:4 --plot g.png -o g_counts.npy g.npy &&
             [ "$(od -An -tx1 -N8 g.png | tr -d " ")" = 89504e470d0a1a0a ] && [ $(wc -c <g.png) -gt 2000 ] && echo ok'
+        check out_stdout_plot_table_to_stderr 0 '^png on stdout, table on stderr$' 'histogram --bins 2 --range 0:10 --plot - ints.txt >p.png 2>table.txt &&
+            [ "$(od -An -tx1 -N8 p.png | tr -d " ")" = 89504e470d0a1a0a ] && [ "$(tail -c 8 p.png | head -c 4)" = IEND ] &&
+            [ "$(tr "\n" " " <table.txt)" = "0 5 4 5 10 5 " ] && echo "png on stdout, table on stderr"'
         # The counts and the plot: never one file, and both or neither.
         golden err_histogram_outputs 'histogram --bins 4 --range 0:10 -o hp.png --plot ./hp.png ints.txt;
             histogram --bins 4 --range 0:10 -o hc.txt --plot no_such_dir/hp.png ints.txt;
             for f in hp.png hc.txt; do test -e $f && echo "$f written"; done; leftovers'
     fi
+    # An output on standard output ('-', /dev/stdout): at most one, never with
+    # --json (refused before the input is read: no_such_file is never opened);
+    # what is printed for people goes to stderr instead.
+    golden out_stdout_json_refused 'for v in "histogram --bins 2 --range 0:10" "scan --op sum" "sel --if gt:1" "partition --if gt:1" stalin transpose; do
+        $v --json -o - no_such_file.npy; echo "[exit $?]"; done;
+        ln -s /dev/stdout so.txt && gen --dtype i8 --n 3 --seed 1 --json -o so.txt; echo "[exit $?]"; leftovers'
+    golden out_stdout_two_outputs 'partition --if gt:1 v1_i4.npy -o - --rejected /dev/stdout; echo "[exit $?]";
+        histogram --bins 2 --range 0:10 -o - --plot /dev/stdout no_such_file.txt; echo "[exit $?]"; leftovers'
+    check out_stdout_count_to_stderr 0 '^count 4 on stderr, 4 values on stdout$' 'sel --if gt:1 v1_i4.npy -o - >vals.txt 2>count.txt &&
+        echo "count $(cat count.txt) on stderr, $(wc -l <vals.txt) values on stdout"'
+    check out_stdout_partition_count_to_stderr 0 '^count 4 on stderr, 4 values on stdout, 1 in r.txt$' 'partition --if gt:1 v1_i4.npy -o - --rejected r.txt >vals.txt 2>count.txt &&
+        echo "count $(cat count.txt) on stderr, $(wc -l <vals.txt) values on stdout, $(wc -l <r.txt) in r.txt"'
+    check out_null_is_not_stdout 0 '^ok$' 'sel --if gt:1 --json v1_i4.npy -o /dev/null >/dev/null && echo ok'
+    # A --range the library would refuse: a usage error before the input is read.
+    golden err_histogram_range_refused 'for r in 10:0 5:5 -0:0 nan:5 -inf:5 5:inf -1e308:1e308; do
+        histogram --bins 2 --range $r no_such_file.txt; echo "[exit $?]"; done'
+    check histogram_range_wide_finite 0 ' 7e\+307 10$' 'histogram --bins 2 --range -1e308:7e307 ints.txt'
+    # Edges read by content: a .npy under any name, compared with the input's
+    # dtype (no --dtype was given); --dtype's hint names --out-dtype only where the verb has it.
+    golden err_histogram_edges_by_content 'cp v2_f8.npy f8_edges.bin && histogram --edges f8_edges.bin v1_i4.npy;
+        cp v2_f8.npy F8.NPY && histogram --edges F8.NPY v1_i4.npy; histogram --edges - v1_i4.npy <v2_f8.npy;
+        count --if gt:1 --dtype i64 v1_i4.npy; sel --if gt:1 --dtype i64 v1_i4.npy -o s.txt; echo "[exit $?]"'
+    check histogram_edges_npy_any_name 0 '^3 5 2$' 'npy e_i4.bin 1 0 "{'"'"'descr'"'"': '"'"'<i4'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (3,), }"$'"'"'\n'"'"' "$(le 4 1 3 5)" &&
+        histogram --edges e_i4.bin v1_i4.npy'
+    # The last edge is excluded: u8 255 cannot be counted between u8 edges (README, --help).
+    check histogram_edges_last_excluded 0 '^128 255 1$' 'printf "0\n128\n255\n" >e8.txt && printf "0\n200\n255\n" >d8.txt &&
+        histogram --dtype u8 --edges e8.txt d8.txt'
+    # f64 is the widest dtype: no --dtype hint for a float out of range.
+    golden err_text_f64_out_of_range 'printf "1e400\n" >big.txt && reduce --op sum big.txt'
     golden err_histogram_args 'histogram ints.txt; histogram --bins 4 ints.txt; histogram --bins 4 --range 0:1 --edges e.txt ints.txt;
         histogram --bins 0 --range 0:1 ints.txt; histogram --bins 1048577 --range 0:1 ints.txt;
         histogram --bins 4 --range 1 ints.txt; histogram --bins 4 --range a:b ints.txt'
@@ -694,6 +726,15 @@ transpose_cases() {
         done
     fi
 
+    # A '[...]' suffix only on datetimes: '<i4[3]' and '|S5[2]' refused, '<M8[ns]' and '<m8' kept.
+    npy tp_bracket_i4.npy 1 0 "{'descr': '<i4[3]', 'fortran_order': False, 'shape': (2, 3), }"$'\n' "$(le 4 1 2 3 4 5 6)"
+    npy tp_bracket_s5.npy 1 0 "{'descr': '|S5[2]', 'fortran_order': False, 'shape': (1, 1), }"$'\n' 'abcde'
+    npy tp_m8_open.npy 1 0 "{'descr': '<M8[ns', 'fortran_order': False, 'shape': (1, 1), }"$'\n' "$(le 8 1)"
+    npy tp_m8_ns.npy 1 0 "{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (2, 3), }"$'\n' "$(le 8 1 2 3 4 5 6)"
+    npy tp_m8_generic.npy 1 0 "{'descr': '<m8', 'fortran_order': False, 'shape': (2, 3), }"$'\n' "$(le 8 1 2 3 4 5 6)"
+    golden tp_err_bracket_descr 'transpose tp_bracket_i4.npy -o bx.npy; transpose tp_bracket_s5.npy -o bx.npy;
+        transpose tp_m8_open.npy -o bx.npy; echo "[exit $?]"; test -e bx.npy || echo "bx.npy not written"'
+    exact tp_npy_datetime 'transpose tp_m8_ns.npy -o t.npy && npyshow t.npy u8 && transpose tp_m8_generic.npy -o g.npy && npyshow g.npy u8'
     # Errors.
     golden tp_err_not_2d 'transpose tp_1d.npy -o x.npy; transpose tp_3d.npy -o x.npy'
     golden tp_err_unsupported 'transpose tp_fortran.npy -o x.npy; transpose tp_object.npy -o x.npy; transpose tp_trunc.npy -o x.npy'
