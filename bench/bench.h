@@ -249,6 +249,8 @@ int gpb_check_scalar(gp_dtype t, gp_op op, int64_t n, const void *got, const voi
 #define GPB_MAX_BYTES (SIZE_MAX / 64)
 int gpb_bytes_of(int64_t n, size_t size, size_t *bytes);
 void gpb_note_too_big(char *note, size_t note_size, double bytes, const char *space);
+/* gpb_bytes_of for a point: 0, with the note written, where it passes. */
+int gpb_point_fits(gpb_point *pt, int64_t n, size_t size, const char *space, size_t *bytes);
 
 /* Why a gpuprim call failed, for a message after "failed: ": the context's
  * detail (gp_ctx_last_error, which starts with the status's name) where it
@@ -275,6 +277,9 @@ typedef enum {
     GPB_LIST_BAD_ITEM,
     GPB_LIST_EMPTY_ITEM
 } gpb_list_status;
+/* Whether the comma list s (len chars) has an empty item: two commas in a
+ * row, or one at an end. Most likely a value left out: refused, not skipped. */
+int gpb_list_has_empty_item(const char *s, size_t len);
 gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *token, int index, void *ctx),
                                void *ctx, int *count, char *bad, size_t bad_size);
 /* What went wrong, for a message: "the list is longer than 1023

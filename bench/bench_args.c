@@ -228,7 +228,7 @@ static int select_cases(const char *spec, gp_backend b, const gpb_case **out, in
     char buf[GPB_LIST_CHARS];
     const size_t len = strlen(spec);
     if (len >= sizeof buf) return bad("%s", "the list of cases is too long");
-    if (len && (spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,")))
+    if (gpb_list_has_empty_item(spec, len))
         return bad("%s", "the list of cases has an empty item (two commas in a row, or a comma at an end)");
     snprintf(buf, sizeof buf, "%s", spec);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -10,12 +10,24 @@ if(NOT GIT)
   set(GIT git)
 endif()
 set(commit "")
+# A tree without .git inside another git work tree (a tarball unpacked in a
+# home folder under git) is not that repository: its commit only where the
+# work tree's top is SOURCE_DIR itself.
+execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} rev-parse --show-toplevel
+  OUTPUT_VARIABLE top OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+get_filename_component(top "${top}" REALPATH)
+get_filename_component(source "${SOURCE_DIR}" REALPATH)
+if(NOT rc EQUAL 0 OR NOT top STREQUAL source)
+  set(GIT_SKIP TRUE)
+endif()
 # --no-optional-locks: status refreshes no index, so a build changes nothing
 # in the checkout.
-execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} rev-parse --short=12 HEAD
-  OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  set(commit "")
+if(NOT GIT_SKIP)
+  execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} rev-parse --short=12 HEAD
+    OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    set(commit "")
+  endif()
 endif()
 if(commit)
   execute_process(COMMAND ${GIT} --no-optional-locks -C ${SOURCE_DIR} status --porcelain --untracked-files=no

@@ -62,10 +62,7 @@ static int check(calls *c, const int32_t *in, const int32_t *want, int64_t kept,
 static int measure_pattern(gpb_env *env, const gpb_spec *s, gpb_point *pt, int pattern, const char *what)
 {
     size_t in_bytes; /* the output, n + GUARD items, then fits too */
-    if (!gpb_bytes_of(s->n, sizeof(int32_t), &in_bytes)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * sizeof(int32_t), "host");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, s->n, sizeof(int32_t), "host", &in_bytes)) return GPB_OK;
     gpb_arena a;
     if (gpb_cpu_arena_alloc(env, &a, in_bytes, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!a.base) return GPB_OK;

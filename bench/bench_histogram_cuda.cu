@@ -134,10 +134,7 @@ static int count_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n;
     size_t slice;
-    if (!gpb_bytes_of(n, sizeof(T), &slice)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * sizeof(T), "device");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, n, sizeof(T), "device", &slice)) return GPB_OK;
     if (gpb_cuda_arena_alloc(env, &b->arena, slice, 1024, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;
     if (!b->arena.base) return GPB_OK;
     if (gpb_cuda_fill<T>(env, &b->arena, n, false) != GPB_OK) return GPB_ERROR;
@@ -186,10 +183,7 @@ static int histogram_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs 
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n, bins = bins_of<T>(kind);
     size_t slice;
-    if (!gpb_bytes_of(n, sizeof(T), &slice)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * sizeof(T), "device");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, n, sizeof(T), "device", &slice)) return GPB_OK;
     const int levels = (int)bins + 1;
     const L lower = (L)traits<T>::lo, upper = (L)traits<T>::hi;
 

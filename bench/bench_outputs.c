@@ -16,6 +16,13 @@ int gpb_outputs_open(gpb_output *out, int n)
                           out[i].option, out[i].path);
                 return GPB_ERROR;
             }
+    /* The table goes to standard output: a file there would mix with it. */
+    for (int i = 0; i < n; i++)
+        if (out[i].path && cli_output_is_stdout(out[i].path)) {
+            cli_error("%s %s writes to standard output, where the table goes: name a file", out[i].option,
+                      out[i].path);
+            return GPB_ERROR;
+        }
     for (int i = 0; i < n; i++)
         if (out[i].path && cli_outfile_open(&out[i].file, out[i].path) != CLI_EXIT_OK) {
             gpb_outputs_abort(out, i);

@@ -136,10 +136,7 @@ static int measure(gpb_env *env, const gpb_spec *s, gpb_point *pt)
 {
     const size_t es = gp_dtype_size(s->dtype);
     size_t in_bytes;
-    if (!gpb_bytes_of(s->n, es, &in_bytes)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)es, "host");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, s->n, es, "host", &in_bytes)) return GPB_OK;
     calls c = {env->ctx, *s, serial_for(s->dtype, s->op), in_bytes, {0}};
     gpb_arena a;
     if (gpb_cpu_arena_alloc(env, &a, c.bytes, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;

@@ -98,10 +98,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
     gpb_cuda_rt *rt = gpb_cuda(env);
     const int64_t n = s->n;
     size_t slice;
-    if (!gpb_bytes_of(n, sizeof(T), &slice)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * sizeof(T), "device");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, n, sizeof(T), "device", &slice)) return GPB_OK;
 
     /* Scratch sizes first: they count toward what must fit. */
     cudaError_t e = cub_call<T>(nullptr, b->cub_temp_bytes, (const T *)nullptr, (T *)nullptr, n, s->op, rt->stream);

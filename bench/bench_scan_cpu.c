@@ -336,10 +336,7 @@ static int measure(enum kind k, gpb_env *env, const gpb_spec *s, gpb_point *pt)
     /* The items and their flags; the outputs, the reference and the copy
      * are each at most that, plus a guard band. */
     size_t slice;
-    if (!gpb_bytes_of(s->n, es + (by_flags(k) ? 1 : 0), &slice)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)(es + (by_flags(k) ? 1 : 0)), "host");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, s->n, es + (by_flags(k) ? 1 : 0), "host", &slice)) return GPB_OK;
     const size_t fo = flags_offset(t, s->n);
     gpb_arena a;
     if (gpb_cpu_arena_alloc(env, &a, fo + (by_flags(k) ? (size_t)s->n : 0), pt->note, sizeof pt->note) != GPB_OK)

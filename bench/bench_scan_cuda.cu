@@ -198,10 +198,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b, ki
     /* n items and n flags at most GPB_MAX_BYTES: the sums below, of a few
      * times that, fit a size_t. */
     size_t with_flags;
-    if (!gpb_bytes_of(n, sizeof(T) + 1, &with_flags)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)n * (sizeof(T) + 1), "device");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, n, sizeof(T) + 1, "device", &with_flags)) return GPB_OK;
     const size_t data = (size_t)n * sizeof(T);
     const bool flagged = k == K_SELECT || k == K_PARTITION || k == K_PARTITION_COPY;
     const bool copy = k == K_PARTITION_COPY || k == K_PARTITION_COPY_IF;

@@ -96,10 +96,7 @@ static int measure(gpb_env *env, const gpb_spec *s, gpb_point *pt)
 {
     const size_t e = gpb_dtype_size(s->dtype);
     size_t bytes; /* n = rows x cols, each of e bytes */
-    if (!gpb_bytes_of(s->n, e, &bytes)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)e, "host");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, s->n, e, "host", &bytes)) return GPB_OK;
     point_ctx c = {env, s, e, bytes, NULL};
     gpb_arena a = {0};
     if (gpb_cpu_arena_alloc(env, &a, c.bytes, pt->note, sizeof pt->note) != GPB_OK) return GPB_ERROR;

@@ -128,10 +128,7 @@ static int run_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs *b)
     gpb_cuda_rt *rt = gpb_cuda(env);
     const size_t e = gpb_dtype_size(s->dtype);
     size_t bytes; /* n = rows x cols, each of e bytes */
-    if (!gpb_bytes_of(s->n, e, &bytes)) {
-        gpb_note_too_big(pt->note, sizeof pt->note, (double)s->n * (double)e, "device");
-        return GPB_OK;
-    }
+    if (!gpb_point_fits(pt, s->n, e, "device", &bytes)) return GPB_OK;
     if (gpb_cuda_arena_alloc(env, &b->arena, bytes, gpb_round_up(bytes, 256) + 256, pt->note, sizeof pt->note) !=
         GPB_OK)
         return GPB_ERROR;

@@ -157,6 +157,13 @@ void gpb_note_too_big(char *note, size_t note_size, double bytes, const char *sp
              bytes / 1048576.0, space, (double)GPB_MAX_BYTES / 1048576.0);
 }
 
+int gpb_point_fits(gpb_point *pt, int64_t n, size_t size, const char *space, size_t *bytes)
+{
+    if (gpb_bytes_of(n, size, bytes)) return 1;
+    gpb_note_too_big(pt->note, sizeof pt->note, (double)n * (double)size, space);
+    return 0;
+}
+
 const char *gpb_status_why(const gp_ctx *ctx, gp_status st)
 {
     const char *name = gp_status_name(st), *detail = ctx ? gp_ctx_last_error(ctx) : "";
@@ -239,6 +246,11 @@ int gpb_parse_size(const char *s, int64_t *out)
     return 1;
 }
 
+int gpb_list_has_empty_item(const char *s, size_t len)
+{
+    return len && (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"));
+}
+
 gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *token, int index, void *ctx),
                                void *ctx, int *count, char *bad, size_t bad_size)
 {
@@ -249,8 +261,7 @@ gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *t
     const size_t len = strlen(s);
     if (len >= sizeof buf) return GPB_LIST_TOO_LONG;
     if (len == 0) return GPB_LIST_EMPTY;
-    /* An empty item is most likely a value left out: refused, not skipped. */
-    if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,")) return GPB_LIST_EMPTY_ITEM;
+    if (gpb_list_has_empty_item(s, len)) return GPB_LIST_EMPTY_ITEM;
     memcpy(buf, s, len + 1);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (*count == max) return GPB_LIST_TOO_MANY;

@@ -64,7 +64,7 @@ static void usage(const char *prog)
     exit(2);
 }
 
-static uint64_t fresh_seed(void)
+uint64_t gpt_fresh_seed(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -72,7 +72,7 @@ static uint64_t fresh_seed(void)
            gpt_mix64((uint64_t)getpid());
 }
 
-static bool parse_u64(const char *s, uint64_t *v)
+bool gpt_parse_u64(const char *s, uint64_t *v)
 {
     char *end;
     if (!s || !*s) return false;
@@ -101,7 +101,7 @@ void gpt_init(gpt *t, int argc, char **argv)
     t->name = slash ? slash + 1 : argv[0];
     t->backend = GP_BACKEND_CPU;
     t->only_case = -1;
-    bool have_seed = parse_u64(getenv("GPUPRIM_SEED"), &t->seed);
+    bool have_seed = gpt_parse_u64(getenv("GPUPRIM_SEED"), &t->seed);
     for (int i = 1; i < argc; i++) {
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t v;
@@ -112,17 +112,17 @@ void gpt_init(gpt *t, int argc, char **argv)
         if (strcmp(argv[i], "--backend") == 0 && val) {
             if (gp_backend_from_name(val, &t->backend) != GP_STATUS_OK || t->backend == GP_BACKEND_AUTO)
                 usage(t->name);
-        } else if (strcmp(argv[i], "--seed") == 0 && parse_u64(val, &v)) {
+        } else if (strcmp(argv[i], "--seed") == 0 && gpt_parse_u64(val, &v)) {
             t->seed = v;
             have_seed = true;
-        } else if (strcmp(argv[i], "--case") == 0 && parse_u64(val, &v)) {
+        } else if (strcmp(argv[i], "--case") == 0 && gpt_parse_u64(val, &v)) {
             t->only_case = (long)v;
         } else {
             usage(t->name);
         }
         i++;
     }
-    if (!have_seed) t->seed = fresh_seed();
+    if (!have_seed) t->seed = gpt_fresh_seed();
     printf("%s: backend %s, seed = %" PRIu64 "%s\n", t->name, gp_backend_name(t->backend), t->seed,
            t->quick ? " (quick)" : "");
     fflush(stdout); /* the seed shows even if the test is killed (a hang) */

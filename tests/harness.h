@@ -11,6 +11,7 @@
 #define GP_TEST_HARNESS_H
 
 #include "gpuprim.h"
+#include "seed.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

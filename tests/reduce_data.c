@@ -290,10 +290,12 @@ static long double gamma_k(gp_dtype t, int64_t k)
  *   the lanes combined in 15 steps, then one step a block along a thread's
  *   chunk (<= n/4096), then one a thread (<= 255): <= 542 + n/4096;
  * - CUDA (cuda_reduce.cu): a thread folds its vectors serially, at most
- *   n/2 vectors (f64) over 1024 threads even on a one-SM grid, plus 4 for
- *   the unroll, 2 lane-tree and 2 edge steps, 9 in block_reduce and under
- *   25 finishing the grid: <= n/2048 + 42.
- * 1024 + n/1024 is twice either; gpt_result_ok doubles gamma again.
+ *   n/2 vectors (f64) over 1024 threads even on a one-SM grid (a few more
+ *   where a grid reads segments), plus the unroll, 2 lane-tree and 2 edge
+ *   steps, 9 in block_reduce and under 25 finishing the grid: about
+ *   n/2048 + 42.
+ * 1024 + n/1024 is at least either, and twice the CPU's from n = 2^17;
+ * gpt_result_ok doubles gamma again.
  */
 int64_t gpt_sum_depth(int64_t n)
 {

@@ -54,9 +54,10 @@ bool gpt_supported(gpt *t, gp_primitive prim, gp_op op, gp_dtype in_t, gp_dtype 
 void gpt_fill(void *buf, gp_dtype t, int64_t n, gpt_pattern p, bool prodsafe, uint64_t seed);
 
 /* A compensated (Neumaier) running sum in long double: hi + lo is the
- * exact sum to far below f64's precision at any n the tests reach, so a
- * float sum can be judged against the truth rather than a serial loop's
- * rounding. */
+ * exact sum to about long double's precision at any n the tests reach (far
+ * below f64's on x86; about f64's where long double is double, which the
+ * bound's 4u|sum| term absorbs), so a float sum can be judged against the
+ * truth rather than a serial loop's rounding. */
 typedef struct gpt_ksum {
     long double hi, lo;
 } gpt_ksum;

@@ -140,7 +140,7 @@ int cli_parse_if_option(const char *text, gp_cmp *cmp, const char **value)
 int cli_check_stdout_outputs(int json, int count, const char *const names[], const char *const paths[], FILE **report)
 {
     int first = -1;
-    *report = stdout;
+    if (report) *report = stdout;
     for (int i = 0; i < count; i++) {
         if (!paths[i] || !cli_output_is_stdout(paths[i])) continue;
         if (first >= 0)
@@ -153,6 +153,6 @@ int cli_check_stdout_outputs(int json, int count, const char *const names[], con
         return cli_usage_error("--json prints to standard output, where %s %s writes: write the output to a file, "
                                "or leave out --json",
                                names[first], paths[first]);
-    *report = stderr;
+    if (report) *report = stderr;
     return CLI_EXIT_OK;
 }

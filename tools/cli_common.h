@@ -125,7 +125,7 @@ void *cli_host_malloc(size_t bytes, const char *what);
  * verb's report for people (a table, a count) goes to stderr instead.
  * paths[i] (NULL: not given) came from option names[i]. Checked before any
  * input is read. Returns CLI_EXIT_USAGE with the error printed, or
- * CLI_EXIT_OK with *report set to stdout or stderr. */
+ * CLI_EXIT_OK with *report (where not NULL) set to stdout or stderr. */
 int cli_check_stdout_outputs(int json, int count, const char *const names[], const char *const paths[], FILE **report);
 
 /* ---------------------------------------------------------------- misc */

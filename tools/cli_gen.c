@@ -87,8 +87,7 @@ static int run_gen(const cli_args *args)
     rc = format_from_name(path, &format);
     /* A .npy or .txt name may still lead to stdout (a link to /dev/stdout). */
     const char *output_names[] = {"-o"}, *output_paths[] = {path};
-    FILE *report;
-    if (rc == CLI_EXIT_OK) rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, &report);
+    if (rc == CLI_EXIT_OK) rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, NULL);
     if (rc != CLI_EXIT_OK) return rc;
     if (spec.n > 0 && (uint64_t)spec.n > SIZE_MAX / gp_dtype_size(spec.dtype))
         return cli_usage_error("--n %" PRId64 " is too large for this machine", spec.n);

@@ -155,12 +155,13 @@ static int load_edges(const char *path, hist_request *r)
      * magic, as any input) holds its own, compared here. */
     int rc = cli_load_array_any(path, r->t, &r->edges);
     if (rc != CLI_EXIT_OK) return rc;
+    const char *name = strcmp(path, "-") ? path : "<stdin>";
     if (r->edges.dtype != r->t)
-        return cli_error("--edges: %s holds %s values, the input is %s: the edges must have the input's dtype",
-                         strcmp(path, "-") ? path : "<stdin>", gp_dtype_name(r->edges.dtype), gp_dtype_name(r->t));
+        return cli_error("--edges: %s holds %s values, the input is %s: the edges must have the input's dtype", name,
+                         gp_dtype_name(r->edges.dtype), gp_dtype_name(r->t));
     if (r->edges.n < 2 || r->edges.n > (1 << 20) + 1)
-        return cli_error("--edges: %s has %" PRId64 " edge%s; 2 to 2^20 + 1 edges make 1 to 2^20 bins", path,
-                               r->edges.n, r->edges.n == 1 ? "" : "s");
+        return cli_error("--edges: %s has %" PRId64 " edge%s; 2 to 2^20 + 1 edges make 1 to 2^20 bins", name,
+                         r->edges.n, r->edges.n == 1 ? "" : "s");
     r->bins = r->edges.n - 1;
     return CLI_EXIT_OK;
 }

@@ -64,8 +64,7 @@ static int run_scan(const cli_args *args)
     if (!path) return cli_usage_error("-o FILE is required");
     if (init && !r.exclusive) return cli_usage_error("--init is for the exclusive scan: add --exclusive");
     const char *output_names[] = {"-o"}, *output_paths[] = {path};
-    FILE *report;
-    int rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, &report);
+    int rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, NULL);
     if (rc != CLI_EXIT_OK) return rc;
     cli_array a;
     rc = cli_load_op_input(args, &r.op, &r.out_t, &a);

@@ -267,8 +267,7 @@ static int run_transpose(const cli_args *args)
     const char *out_path = cli_get(args, "output"), *in_path = args->positional[0];
     if (!out_path) return cli_usage_error("-o FILE is required");
     const char *output_names[] = {"-o"}, *output_paths[] = {out_path};
-    FILE *report;
-    int rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, &report);
+    int rc = cli_check_stdout_outputs(args->json, 1, output_names, output_paths, NULL);
     if (rc != CLI_EXIT_OK) return rc;
     operation op;
     rc = parse_operation(args, &op);

@@ -788,6 +788,11 @@ smoke_cases() {
     check bench_empty_item 2 '^gpuprim bench: --sizes: an empty item' \
         'gpuprim bench reduce --backend cpu --max-log2 -1 --sizes 1000,,2000 --runs 1'
     check bench_empty_case_item 2 '^gpuprim bench: the list of cases has an empty item' 'gpuprim bench reduce,,scan --backend cpu'
+    # The table goes to standard output: no --csv, --json or --plot there.
+    check bench_csv_on_stdout 2 '^gpuprim bench: --csv - writes to standard output, where the table goes' \
+        'gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 1 --csv -'
+    check ladder_json_on_stdout 2 '^gpuprim ladder: --json /dev/stdout writes to standard output, where the table goes' \
+        'gpuprim ladder reduce --json /dev/stdout'
     check bench_commit_env 0 ', commit abc123$' \
         'GPUPRIM_COMMIT=abc123 gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 1 --dtype i32'
     check version 0 '^gpuprim [0-9]+\.[0-9]+\.[0-9]+ \(backends built: cpu' 'gpuprim --version'
@@ -820,6 +825,16 @@ cuda_reruns() {
     golden_cases >/dev/null
     transpose_cases >/dev/null
     collecting=0
+    # A list emptied by a change to the sections would pass, testing nothing.
+    if [ "${#exact_names[@]}" -eq 0 ]; then
+        fail "no exact case was collected for the CUDA reruns"
+        return
+    fi
+    # 'info' failing says nothing of CUDA: that is a failure, not a skip.
+    if ! "${RUN[@]}" info --no-bandwidth >info.txt 2>&1; then
+        fail "'gpuprim info' failed, so whether CUDA is usable is unknown: $(head -3 info.txt)"
+        return
+    fi
     if cuda_usable; then
         for i in "${!exact_names[@]}"; do
             run_snippet cuda "${exact_snippets[$i]}"

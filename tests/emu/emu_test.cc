@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cpu_reference.h"
+#include "seed.h"
 
 /* From tests/reduce_data.h, whose harness.h is C11 only (stdatomic). */
 extern "C" {
@@ -85,22 +86,6 @@ extern std::atomic<long> emu_compare_bits_wide_calls; /* emu_select.cc: of them,
 
 static long passed, failed;
 static uint64_t seed; /* main: --seed, GPUPRIM_SEED or fresh */
-
-/* As tests/harness.c's fresh_seed (static there): time and pid, so two runs
- * started together differ. */
-static uint64_t fresh_seed()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return gpt_mix64((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ gpt_mix64((uint64_t)getpid());
-}
-static bool parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    if (!s || !*s) return false;
-    *v = strtoull(s, &end, 0);
-    return *end == '\0';
-}
 
 static void report(bool ok, const char *what)
 {
@@ -357,10 +342,10 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
 int main(int argc, char **argv)
 {
     bool quick = false, medium = false, big = false;
-    bool have_seed = parse_u64(getenv("GPUPRIM_SEED"), &seed);
+    bool have_seed = gpt_parse_u64(getenv("GPUPRIM_SEED"), &seed);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-            if (!parse_u64(argv[++i], &seed)) {
+            if (!gpt_parse_u64(argv[++i], &seed)) {
                 fprintf(stderr, "emu_test: bad --seed %s\n", argv[i]);
                 return 2;
             }
@@ -370,7 +355,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--medium")) medium = true;
         else if (!strcmp(argv[i], "--big")) big = true;
     }
-    if (!have_seed) seed = fresh_seed();
+    if (!have_seed) seed = gpt_fresh_seed();
     printf("emu_test: seed %" PRIu64 ", chaos %d\n", seed, gp_emu::chaos);
     fflush(stdout); /* the seed shows even if the run is killed (a hang) */
     /* Sizes by tile T of 4-byte items, for the narrow tiles and then the

@@ -22,6 +22,7 @@
 #include "cuda_histogram.cu"
 
 #include "cpu_reference.h"
+#include "seed.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -317,38 +318,21 @@ static void run_type(gp_ctx *ctx, unsigned long long *ticket, gp_dtype t, bool q
     }
 }
 
-static bool parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    if (!s || !*s) return false;
-    *v = strtoull(s, &end, 0);
-    return *end == '\0';
-}
-
 int main(int argc, char **argv)
 {
     uint64_t seed = 0;
     bool quick = false;
-    bool have_seed = parse_u64(getenv("GPUPRIM_SEED"), &seed);
+    bool have_seed = gpt_parse_u64(getenv("GPUPRIM_SEED"), &seed);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-            if (!parse_u64(argv[++i], &seed)) {
+            if (!gpt_parse_u64(argv[++i], &seed)) {
                 fprintf(stderr, "emu_histogram: bad --seed %s\n", argv[i]);
                 return 2;
             }
             have_seed = true;
         } else if (!strcmp(argv[i], "--quick")) quick = true;
     }
-    if (!have_seed) { /* fresh, as tests/harness.c's fresh_seed: time and pid */
-        auto mix64 = [](uint64_t z) { /* splitmix64's finaliser */
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            return z ^ (z >> 31);
-        };
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        seed = mix64((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ mix64((uint64_t)getpid());
-    }
+    if (!have_seed) seed = gpt_fresh_seed();
     rng.seed(seed);
     printf("emu_histogram: seed %" PRIu64 "%s\n", seed, quick ? " (quick)" : "");
     fflush(stdout); /* the seed shows even if the run is killed (a hang) */
