@@ -221,8 +221,8 @@ gp_status plan_wide(gp_ctx *ctx, const gp_histogram_args *a, hist_plan *pl)
     constexpr long long kTileElems = (long long)kHistThreads * kHistUnroll * (16 / sizeof(T));
     const size_t edges = edge_bytes<T, Edges>(a->bins);
     int cshift = 5;
-    while (cshift > 0 && ((size_t)a->bins << cshift) * 4 + edges > (size_t)kHistSmemTarget) cshift--;
-    const size_t smem = ((size_t)a->bins << cshift) * 4 + edges + sizeof(gate_ticket);
+    while (cshift > 0 && counters_bytes(a->bins << cshift) + edges > (size_t)kHistSmemTarget) cshift--;
+    const size_t smem = counters_bytes(a->bins << cshift) + edges + sizeof(gate_ticket);
     int optin = 0;
     gp_status s = smem_optin(ctx, &optin);
     if (s != GP_STATUS_OK) return s;

@@ -85,6 +85,12 @@ __device__ __forceinline__ int bin_of(T x, const hist_params &p, const T *e)
 
 /* --------------------------------------------------- shared-memory helpers */
 
+/* The shared kernel's `words` counters, rounded up to 16 bytes: its copy of
+ * the edges, then its gate ticket, start there. The launch sizes the shared
+ * memory by it too: sized by words * 4, an odd bin count on 1 or 2 counter
+ * copies put the ticket up to 12 bytes past the end (memcheck, 4097 bins). */
+__host__ __device__ __forceinline__ size_t counters_bytes(int64_t words) { return ((size_t)words * 4 + 15) / 16 * 16; }
+
 /* The shared kernel's copy of the edges, rounded up to 16 bytes. */
 template <class T, bool Edges>
 __host__ __device__ __forceinline__ size_t edge_bytes(int64_t bins)

@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kHistThreads, kHistSharedBlocksPerSm)
     const int words = p.bins << cshift;
     const T *e = static_cast<const T *>(p.edges);
     /* After the counters, 16-byte aligned: the edges, then the gate. */
-    const size_t edges_at = ((size_t)words * 4 + 15) / 16 * 16;
+    const size_t edges_at = counters_bytes(words);
     gate_ticket *gate = reinterpret_cast<gate_ticket *>(smem + edges_at + edge_bytes<T, Edges>(p.bins));
     arrive(p, gate); /* its atomic overlaps the clear below */
     if constexpr (Edges) {
