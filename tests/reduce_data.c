@@ -275,9 +275,11 @@ void gpt_format(gp_dtype t, const void *v, char *s, size_t size)
 }
 
 /* gamma(k) = k u / (1 - k u): the relative error bound of k roundings. */
-static long double gamma_k(gp_dtype t, int64_t k)
+long double gpt_unit_roundoff(gp_dtype t) { return t == GP_DTYPE_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2; }
+
+long double gpt_gamma(gp_dtype t, int64_t k)
 {
-    long double ku = (long double)k * (t == GP_DTYPE_F32 ? FLT_EPSILON : DBL_EPSILON) / 2;
+    long double ku = (long double)k * gpt_unit_roundoff(t);
     return ku < 0.5L ? ku / (1 - ku) : INFINITY;
 }
 
@@ -327,13 +329,13 @@ bool gpt_result_ok(gp_op op, gp_dtype out_t, int64_t n, const gpt_facts *f, cons
         /* Against the true sum: the serial reference's own error at large n
          * is as large as the bound once was. 4 u |sum| covers a final
          * rounding to out_t and the compensated sum's last bits. */
-        long double u = out_t == GP_DTYPE_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+        long double u = gpt_unit_roundoff(out_t);
         exact = exact || (f->all_int && f->sum_abs < p);
         want = f->sum;
-        bound = 2 * gamma_k(out_t, gpt_sum_depth(n)) * f->sum_abs * 1.0001L + 4 * u * fabsl(f->sum);
+        bound = 2 * gpt_gamma(out_t, gpt_sum_depth(n)) * f->sum_abs * 1.0001L + 4 * u * fabsl(f->sum);
     } else if (op == GP_OP_PROD) {
         exact = exact || f->unit || (f->small_pow2 && n <= 100); /* 2^100 is within f32 range */
-        bound = 2 * gamma_k(out_t, n) * fabsl((long double)r) * 1.0001L;
+        bound = 2 * gpt_gamma(out_t, n) * fabsl((long double)r) * 1.0001L;
     }
     bound += out_t == GP_DTYPE_F32 ? FLT_MIN : DBL_MIN; /* absorbs subnormal noise */
     long double err = fabsl((long double)g - want);

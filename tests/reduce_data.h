@@ -85,6 +85,11 @@ void gpt_facts_of(const void *buf, gp_dtype t, int64_t n, gpt_facts *f);
 bool gpt_result_ok(gp_op op, gp_dtype out_t, int64_t n, const gpt_facts *f, const void *got,
                    const void *ref, char *why, size_t why_size);
 
+/* The unit roundoff u of float dtype t (f32 or f64), and gamma(k) = k u /
+ * (1 - k u): the relative bound of k roundings (inf from k u >= 1/2). */
+long double gpt_unit_roundoff(gp_dtype t);
+long double gpt_gamma(gp_dtype t, int64_t k);
+
 /* The most roundings one element can go through in an n-term reduction on
  * either backend, with a margin (reduce_data.c says how it is derived). */
 int64_t gpt_sum_depth(int64_t n);

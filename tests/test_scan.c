@@ -152,12 +152,6 @@ static double get_f(const void *b, gp_dtype t, int64_t i)
     return t == GP_DTYPE_F32 ? (double)((const float *)b)[i] : ((const double *)b)[i];
 }
 
-static long double gamma_k(gp_dtype t, int64_t k)
-{
-    long double ku = (long double)k * (t == GP_DTYPE_F32 ? FLT_EPSILON : DBL_EPSILON) / 2;
-    return ku < 0.5L ? ku / (1 - ku) : INFINITY;
-}
-
 /*
  * Element i of a float scan: NaN and inf must match; MIN and MAX exact;
  * sums of integer values below 2^mantissa and products of units exact.
@@ -177,13 +171,13 @@ static bool float_ok(gp_op op, gp_dtype t, double g, double r, int64_t terms, lo
     long double p = t == GP_DTYPE_F32 ? 0x1p24L : 0x1p53L, bound;
     if (op == GP_OP_SUM) {
         if (all_int && sum_abs < p) return g == r;
-        long double u = t == GP_DTYPE_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
-        bound = gamma_k(t, terms - 1) * sum_abs * 1.0001L + 4 * u * fabsl(sum);
+        long double u = gpt_unit_roundoff(t);
+        bound = gpt_gamma(t, terms - 1) * sum_abs * 1.0001L + 4 * u * fabsl(sum);
         bound += t == GP_DTYPE_F32 ? FLT_MIN : DBL_MIN;
         return fabsl((long double)g - sum) <= bound;
     } else {
         if (unit) return g == r;
-        bound = 2 * gamma_k(t, terms) * fabsl((long double)r) * 1.0001L;
+        bound = 2 * gpt_gamma(t, terms) * fabsl((long double)r) * 1.0001L;
     }
     bound += t == GP_DTYPE_F32 ? FLT_MIN : DBL_MIN;
     return fabsl((long double)g - (long double)r) <= bound;
