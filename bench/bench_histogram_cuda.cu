@@ -184,6 +184,12 @@ static int histogram_point(gpb_env *env, const gpb_spec *s, gpb_point *pt, bufs 
     const int64_t n = s->n, bins = bins_of<T>(kind);
     size_t slice;
     if (!gpb_point_fits(pt, n, sizeof(T), "device", &slice)) return GPB_OK;
+    /* The peer's counters and item count are ints here: past INT_MAX items
+     * both would wrap, and the check would compare against garbage. */
+    if (n > INT_MAX) {
+        snprintf(pt->note, sizeof pt->note, "skipped: CUB's histogram here counts in int, %d items at most", INT_MAX);
+        return GPB_OK;
+    }
     const int levels = (int)bins + 1;
     const L lower = (L)traits<T>::lo, upper = (L)traits<T>::hi;
 
