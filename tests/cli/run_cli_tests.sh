@@ -764,6 +764,8 @@ smoke_cases() {
     # item could read as another size).
     check bench_sizes_too_long 2 '^gpuprim bench: --sizes: the list is longer than 1023 characters' \
         'gpuprim bench reduce --backend cpu --sizes "$(printf "00000000000000001024,%.0s" $(seq 60))1024"'
+    check ladder_size_too_large 2 '^gpuprim ladder: --sizes: 2\^41 is above 2\^40, the most the ladders take' \
+        'gpuprim ladder reduce --sizes 1000,2^41'
     check ladder_sizes_too_long 2 '^gpuprim ladder: --sizes: the list is longer than 1023 characters' \
         'gpuprim ladder reduce --sizes "$(printf "00000000000000001024,%.0s" $(seq 60))1024"'
     # Sizes and shapes past GP_MAX_ELEMENTS are refused; below it, a case
