@@ -126,14 +126,18 @@ static int take_option(const char *name, const char *val, void *ctx)
         if (parse_list(name, val, &a->nshapes, shape_item, a->shapes) != GPB_OK) return GPB_ERROR;
         return check_shapes((const int64_t(*)[2])a->shapes, a->nshapes);
     } else if (!strcmp(name, "--op")) {
+        a->ops_given = 1;
         return parse_list(name, val, &a->nops, op_item, a->ops);
     } else if (!strcmp(name, "--sizes")) {
+        a->sweep_given = 1;
         if (parse_list(name, val, &a->nsizes, size_item, a->sizes) != GPB_OK) return GPB_ERROR;
         return check_sizes(a->sizes, a->nsizes);
     } else if (!strcmp(name, "--min-log2")) {
+        a->sweep_given = 1;
         if (!gpb_parse_int(val, 0, 40, &v)) return bad("bad --min-log2 '%s' (0..40)", val);
         a->min_log2 = (int)v;
     } else if (!strcmp(name, "--max-log2")) {
+        a->sweep_given = 1;
         if (!gpb_parse_int(val, -1, 40, &v)) return bad("bad --max-log2 '%s' (-1..40)", val);
         a->max_log2 = v < 0 ? -2 : (int)v; /* -2: explicitly no sweep */
     } else if (!strcmp(name, "--hold")) {
@@ -271,6 +275,17 @@ static int select_cases(const char *spec, gp_backend b, const gpb_case **out, in
 int gpb_plan(const gpb_args *a, gp_backend b, const gpb_case **sel, gpb_args *per_case, int *nsel)
 {
     if (select_cases(a->case_name, b, sel, nsel) != GPB_OK) return GPB_ERROR;
+    /* An option that none of the cases reads would be dropped unseen. */
+    int with_op = 0, one_d = 0, two_d = 0;
+    for (int i = 0; i < *nsel; i++) {
+        with_op |= !sel[i]->no_op;
+        one_d |= !sel[i]->default_shapes;
+        two_d |= sel[i]->default_shapes != NULL;
+    }
+    if (a->ops_given && !with_op) return bad("--op: %s takes no op", a->case_name);
+    if (a->nshapes > 0 && !two_d) return bad("--shapes: %s is not 2-D (transpose takes shapes)", a->case_name);
+    if (a->sweep_given && !one_d)
+        return bad("--sizes, --min-log2, --max-log2: %s takes --shapes instead", a->case_name);
     /* Every case's lists are checked here, before anything runs. */
     for (int i = 0; i < *nsel; i++) {
         int64_t sizes[GPB_MAX_SIZES];

@@ -29,6 +29,7 @@ typedef struct gpb_args {
     int64_t shapes[GPB_MAX_LIST][2]; /* --shapes, for 2-D cases: rows, cols */
     int nshapes;
     int dtypes_given;
+    int ops_given, sweep_given; /* --op; --sizes, --min-log2 or --max-log2 */
     const char *csv, *json, *plot;
 } gpb_args;
 

@@ -783,6 +783,13 @@ smoke_cases() {
     check bench_cpu_bad_device 2 '^gpuprim bench: gp_ctx_create\(cpu, device 3\) failed: INVALID_DEVICE: the cpu backend has only device 0, not 3$' \
         'gpuprim bench reduce --backend cpu --device 3'
     check bench_cuda_only_case 2 '^gpuprim bench: count is a CUDA-only case' 'gpuprim bench count --backend cpu'
+    # An option that no case named reads is refused, not dropped.
+    check bench_op_unread 2 '^gpuprim bench: --op: filter,transpose takes no op' \
+        'gpuprim bench filter,transpose --backend cpu --op max'
+    check bench_shapes_unread 2 '^gpuprim bench: --shapes: reduce is not 2-D' \
+        'gpuprim bench reduce --backend cpu --shapes 4x4'
+    check bench_sizes_unread 2 '^gpuprim bench: --sizes, --min-log2, --max-log2: transpose takes --shapes instead' \
+        'gpuprim bench transpose --backend cpu --min-log2 12'
     # Options given twice and empty list items are refused, as elsewhere.
     check bench_repeated_option 2 '^gpuprim bench: option --runs is given more than once' \
         'gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 1 --runs 2'
