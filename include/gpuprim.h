@@ -12,8 +12,12 @@
  *   allows (CUDA). A call that synchronises says so. Host memory a call
  *   takes by pointer (a comparison's value, a scan's init, a transpose's
  *   parameters) is read before it returns and may be reused at once.
- * - On failure nothing is written to the caller's output, and the context
- *   keeps a message with the detail (gp_ctx_last_error()).
+ * - A call that fails keeps a message with the detail in the context
+ *   (gp_ctx_last_error()). One refused for its arguments, support or
+ *   memory (statuses 100-399) writes nothing to the caller's output. One
+ *   that fails on the device (400-499: a launch refused after an earlier
+ *   kernel of the same call ran, or a fault) may leave the output partly
+ *   written.
  * - A context serves one host thread at a time: it holds the last error and
  *   the slot a host count passes through, so calls on one context from
  *   several threads at once must be serialised by the caller. Separate
