@@ -610,6 +610,13 @@ int main(int argc, char **argv)
             printf("skipped: GPUPRIM_CPU_SIMD=%s, but this CPU has no AVX2\n", asked);
             return 77;
         }
+        /* avx512 is the library's default choice, named so that a CPU that
+         * cannot take that path says so here rather than test another. */
+        if (asked && strcmp(asked, "avx512") == 0 && strcmp(gp_cpu_select_path(), "avx512") != 0) {
+            printf("skipped: the AVX-512 path needs AVX-512 F, BW, VL and VBMI2 (and BMI2, POPCNT), which this CPU "
+                   "lacks (it takes %s)\n", gp_cpu_select_path());
+            return 77;
+        }
     }
     int64_t max_n = 0;
     for (size_t i = 0; i < tb.n; i++)
