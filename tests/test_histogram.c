@@ -369,11 +369,12 @@ static void describe(const hcase *c, long k, char *s, size_t size)
              c->kind == K_COUNT ? " cmp=" : "", c->kind == K_COUNT ? gp_cmp_name(c->cmp) : "", c->offset, c->seed);
 }
 
+/* The bytes of the input with the slack either side. */
+static size_t image_bytes(const hcase *c) { return (size_t)(c->offset + c->n + SLACK) * gpt_size(c->t); }
+
 /* Fills the slack around the input with values that would change any
  * result if read (NaN for floats, random bits for integers), the input
  * itself by `fill`, and uploads the image. */
-static size_t image_bytes(const hcase *c) { return (size_t)(c->offset + c->n + SLACK) * gpt_size(c->t); }
-
 static gp_status upload(gpt *t, bufs *b, const hcase *c)
 {
     size_t bytes = image_bytes(c);
