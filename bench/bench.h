@@ -299,6 +299,10 @@ int gpb_usage_error(const char *verb, const char *fmt, const char *what);
  * list's problem. */
 int gpb_parse_list(const char *verb, const char *opt, const char *s, int max,
                    int (*item)(const char *token, int index, void *ctx), void *ctx, int *count);
+/* GPB_OK where every one of the n sizes is at most max, else GPB_ERROR after
+ * "--sizes: SIZE is above <limit>" (gpb_usage_error): a size that parsed
+ * but is too large is told as such. */
+int gpb_sizes_at_most(const char *verb, const int64_t *sizes, int n, int64_t max, const char *limit);
 
 /* The run's numbers, which bench and ladder both take. */
 typedef struct gpb_run_args {

@@ -84,20 +84,8 @@ static int shape_item(const char *s, int i, void *dst)
 static int op_item(const char *s, int i, void *dst) { return gp_op_from_name(s, &((gp_op *)dst)[i]) == GP_STATUS_OK; }
 static int size_item(const char *s, int i, void *dst) { return gpb_parse_size(s, &((int64_t *)dst)[i]); }
 
-/* gpuprim takes at most GP_MAX_ELEMENTS items: a larger size or shape is a
- * usage error here, before any byte count is made of it. */
-static int check_sizes(const int64_t *sizes, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (sizes[i] <= GP_MAX_ELEMENTS) continue;
-        char nb[32], msg[160];
-        snprintf(msg, sizeof msg, "--sizes: %s is above GP_MAX_ELEMENTS, the most items gpuprim takes (2^60 - 1)",
-                 gpb_fmt_n(sizes[i], nb, sizeof nb));
-        return bad("%s", msg);
-    }
-    return GPB_OK;
-}
-
+/* gpuprim takes at most GP_MAX_ELEMENTS items: a larger size (below) or
+ * shape is a usage error here, before any byte count is made of it. */
 static int check_shapes(const int64_t (*shapes)[2], int n)
 {
     for (int i = 0; i < n; i++) {
@@ -131,7 +119,8 @@ static int take_option(const char *name, const char *val, void *ctx)
     } else if (!strcmp(name, "--sizes")) {
         a->sweep_given = 1;
         if (parse_list(name, val, &a->nsizes, size_item, a->sizes) != GPB_OK) return GPB_ERROR;
-        return check_sizes(a->sizes, a->nsizes);
+        return gpb_sizes_at_most("bench", a->sizes, a->nsizes, GP_MAX_ELEMENTS,
+                                 "GP_MAX_ELEMENTS, the most items gpuprim takes (2^60 - 1)");
     } else if (!strcmp(name, "--min-log2")) {
         a->sweep_given = 1;
         if (!gpb_parse_int(val, 0, 40, &v)) return bad("bad --min-log2 '%s' (0..40)", val);

@@ -251,6 +251,17 @@ int gpb_list_has_empty_item(const char *s, size_t len)
     return len && (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"));
 }
 
+int gpb_sizes_at_most(const char *verb, const int64_t *sizes, int n, int64_t max, const char *limit)
+{
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] <= max) continue;
+        char nb[32], msg[192];
+        snprintf(msg, sizeof msg, "--sizes: %s is above %s", gpb_fmt_n(sizes[i], nb, sizeof nb), limit);
+        return gpb_usage_error(verb, "%s", msg);
+    }
+    return GPB_OK;
+}
+
 gpb_list_status gpb_split_list(const char *s, int max, int (*item)(const char *token, int index, void *ctx),
                                void *ctx, int *count, char *bad, size_t bad_size)
 {

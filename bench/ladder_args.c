@@ -39,22 +39,8 @@ static void usage(FILE *f)
           f);
 }
 
-/* A size for --sizes; check_sizes bounds it. */
+/* A size for --sizes; take_option bounds it at 2^40 elements a rung. */
 static int size_item(const char *s, int i, void *dst) { return gpb_parse_size(s, &((int64_t *)dst)[i]); }
-
-/* At most 2^40 elements a rung: a size that parses but is larger is told as
- * such, not as one that does not parse. */
-static int check_sizes(const int64_t *sizes, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (sizes[i] <= INT64_C(1) << 40) continue;
-        char nb[32], msg[128];
-        snprintf(msg, sizeof msg, "--sizes: %s is above 2^40, the most the ladders take",
-                 gpb_fmt_n(sizes[i], nb, sizeof nb));
-        return gpb_usage_error("ladder", "%s", msg);
-    }
-    return GPB_OK;
-}
 
 /* The ladder's own options (gpb_command's take). */
 static int take_option(const char *name, const char *val, void *ctx)
@@ -63,7 +49,8 @@ static int take_option(const char *name, const char *val, void *ctx)
     if (!strcmp(name, "--sizes")) {
         const int max = (int)(sizeof a->o.sizes / sizeof a->o.sizes[0]);
         if (gpb_parse_list("ladder", name, val, max, size_item, a->o.sizes, &a->o.nsizes) != GPB_OK) return GPB_ERROR;
-        return check_sizes(a->o.sizes, a->o.nsizes);
+        return gpb_sizes_at_most("ladder", a->o.sizes, a->o.nsizes, INT64_C(1) << 40,
+                                 "2^40, the most the ladders take");
     }
     if (!strcmp(name, "--csv")) a->csv = val;
     if (!strcmp(name, "--json")) a->json = val;
