@@ -274,9 +274,9 @@ void gpt_format(gp_dtype t, const void *v, char *s, size_t size)
     }
 }
 
-/* gamma(k) = k u / (1 - k u): the relative error bound of k roundings. */
 long double gpt_unit_roundoff(gp_dtype t) { return t == GP_DTYPE_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2; }
 
+/* gamma(k) = k u / (1 - k u): the relative error bound of k roundings. */
 long double gpt_gamma(gp_dtype t, int64_t k)
 {
     long double ku = (long double)k * gpt_unit_roundoff(t);
