@@ -228,6 +228,14 @@ gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, 
 {
     context_state *st = state(ctx);
     if (st->overlap_launches) {
+        /* As launch() does: without this a large stage would be refused
+         * (where resident_blocks has not set it) and read as the overlap's
+         * fault. */
+        if (smem > (48u << 10)) {
+            const cudaError_t e =
+                set_attribute_once(kernel, ctx->device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            if (e != cudaSuccess) return launched(ctx, e, "launch", what, grid, block, file, line);
+        }
         cudaLaunchAttribute overlap;
         overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
         overlap.val.programmaticStreamSerializationAllowed = 1;
@@ -235,10 +243,14 @@ gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, 
         const cudaError_t e = cudaLaunchKernelExC(&cfg, kernel, args);
         if (e != cudaErrorNotSupported && e != cudaErrorInvalidValue)
             return launched(ctx, e, "launch", what, grid, block, file, line);
-        /* The attribute refused: in stream order from now on (a launch that
-         * was wrong anyway fails again below, with its own error). */
+        /* Refused: again in stream order. Where that launch runs, the
+         * attribute was the trouble, so later launches skip it; a launch
+         * that was wrong anyway fails again with its own error and leaves
+         * the overlap on for the calls after it. */
         (void)cudaGetLastError();
-        st->overlap_launches = false;
+        const gp_status s = launch(ctx, kernel, what, grid, block, args, file, line, smem);
+        if (s == GP_STATUS_OK) st->overlap_launches = false;
+        return s;
     }
     return launch(ctx, kernel, what, grid, block, args, file, line, smem);
 }
@@ -346,6 +358,17 @@ static int env_switch(const char *name)
     return v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] - '0' : -1;
 }
 
+/* A count hook's value: digits alone, 1 to most; 0 (unset) for anything
+ * else, so that a misspelt value cannot cap a grid at a number nobody
+ * meant ("5x" or "-1" caps nothing). */
+static unsigned env_count(const char *name, unsigned long most)
+{
+    const char *v = getenv(name);
+    if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 9) return 0;
+    const unsigned long n = strtoul(v, NULL, 10);
+    return n <= most ? (unsigned)n : 0;
+}
+
 /* Everything ctx_init does after the host state exists; on failure the
  * caller frees what was set. */
 static gp_status init_state(gp_ctx *ctx, context_state *st)
@@ -364,8 +387,7 @@ static gp_status init_state(gp_ctx *ctx, context_state *st)
     st->overlap_launches = st->cc_major >= 9; /* programmatic dependent launch */
     /* A test hook: tests/CMakeLists.txt runs the suites again with a few
      * resident blocks, so that small inputs take the persistent paths. */
-    const char *cap = getenv("GPUPRIM_MAX_RESIDENT_BLOCKS");
-    st->max_resident = cap ? (unsigned)strtoul(cap, NULL, 10) : 0;
+    st->max_resident = env_count("GPUPRIM_MAX_RESIDENT_BLOCKS", 1u << 20);
     /* Persistent scans and selections run with look-back warps
      * (cuda_scan_pipelined.cuh, cuda_select_pipelined.cuh) unless this is
      * 0: the tests and scripts/gpu-check.sh run both kinds of kernel. */
