@@ -212,6 +212,12 @@ static int case_lists(const gpb_case *c, gpb_args *a)
 static int select_cases(const char *spec, gp_backend b, const gpb_case **out, int *count)
 {
     *count = 0;
+    const char *differs = gpb_cuda_case_names_differ();
+    if (differs) { /* the build's fault, not the command's: no usage hint */
+        fprintf(stderr, "gpuprim bench: internal error: gpb_cuda_case_names has '%s' where the table's CUDA case "
+                        "differs (bench_cases.c)\n", differs);
+        return GPB_ERROR;
+    }
     if (!strcmp(spec, "all")) {
         for (int i = 0; i < gpb_ncases; i++)
             if (gpb_cases[i]->backend == b) out[(*count)++] = gpb_cases[i];

@@ -40,6 +40,9 @@ extern const int gpb_ncases;
  * case asked of the CPU says so (bench_cases.c). */
 extern const char *const gpb_cuda_case_names[];
 extern const int gpb_ncuda_case_names;
+/* NULL where those names match the table's CUDA cases in a CUDA build (and
+ * always without CUDA), else the first that does not. */
+const char *gpb_cuda_case_names_differ(void);
 
 /* GPB_OK, GPB_HELP_SHOWN (usage on stdout), or GPB_ERROR after a message on
  * stderr. Strings in *a point into argv. */

@@ -1,6 +1,8 @@
 /* The case table: every case this build has; a new primitive adds its line here. */
 #include "bench_args.h"
 
+#include <string.h>
+
 extern const gpb_case gpb_reduce_cpu, gpb_transpose_cpu, gpb_filter_cpu, gpb_filter_ascending_cpu, gpb_scan_cpu,
     gpb_select_cpu, gpb_select_if_cpu, gpb_partition_cpu, gpb_partition_if_cpu, gpb_partition_copy_cpu,
     gpb_partition_copy_if_cpu;
@@ -57,6 +59,22 @@ const char *const gpb_cuda_case_names[] = {
     "filter",         "filter-ascending", "filter-vs-cpu",
 };
 const int gpb_ncuda_case_names = sizeof gpb_cuda_case_names / sizeof gpb_cuda_case_names[0];
+
+/* The assertion below counts the names; this checks their spelling and
+ * order against the table (a CUDA build's bench calls it, so that CI's
+ * CUDA build fails on a name that a build without CUDA would miss). */
+const char *gpb_cuda_case_names_differ(void)
+{
+#ifdef GPUPRIM_BENCH_CUDA
+    const int first = gpb_ncases - gpb_ncuda_case_names;
+    for (int i = 0; i < gpb_ncuda_case_names; i++) {
+        const gpb_case *c = gpb_cases[first + i];
+        if (c->backend != GP_BACKEND_CUDA || strcmp(c->name, gpb_cuda_case_names[i])) return gpb_cuda_case_names[i];
+    }
+#endif
+    return NULL;
+}
+
 #ifdef GPUPRIM_BENCH_CUDA
 /* A CUDA case added to the table needs its name here (11: the CPU cases). */
 _Static_assert(sizeof gpb_cases / sizeof gpb_cases[0] ==
