@@ -269,8 +269,8 @@ int gpb_write_csv(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, FI
         rows_of(r, rows);
         for (int k = 0; k < 3; k++) {
             const gpb_time *t = rows[k].t;
-            fprintf(f, "%s,%s,%s,%s,", r->c->name, m->backend, gp_op_name(p->spec.op),
-                    gpb_dtype_name(p->spec.dtype));
+            fprintf(f, "%s,%s,%s,%s,", r->c->name, m->backend, r->c->no_op ? "" : gp_op_name(p->spec.op),
+                    gpb_dtype_name(p->spec.dtype)); /* no op: empty, not the first --op item */
             gpb_csv_str(f, rows[k].impl);
             fprintf(f, ",%s,%lld,%.0f,%.0f,%d,", rows[k].role, (long long)p->spec.n, p->bytes_read,
                     p->bytes_written, t->measured ? o->runs : 0);
@@ -380,8 +380,10 @@ int gpb_write_json(const gpb_report *rp, const gpb_meta *m, const gpb_opts *o, F
             const gpb_time *t = rows[k].t;
             fprintf(f, "%s    {\"case\": ", sep);
             gpb_json_str(f, r->c->name);
-            fprintf(f, ", \"backend\": \"%s\", \"op\": \"%s\", \"dtype\": \"%s\", \"impl\": ", m->backend,
-                    gp_op_name(p->spec.op), gpb_dtype_name(p->spec.dtype));
+            fprintf(f, ", \"backend\": \"%s\", \"op\": ", m->backend);
+            if (r->c->no_op) fputs("null", f);
+            else gpb_json_str(f, gp_op_name(p->spec.op));
+            fprintf(f, ", \"dtype\": \"%s\", \"impl\": ", gpb_dtype_name(p->spec.dtype));
             gpb_json_str(f, rows[k].impl);
             fprintf(f, ", \"role\": \"%s\", \"n\": %lld, \"bytes_read\": %.0f, \"bytes_written\": %.0f, "
                        "\"runs\": %d",

@@ -797,6 +797,11 @@ smoke_cases() {
     check bench_empty_item 2 '^gpuprim bench: --sizes: an empty item' \
         'gpuprim bench reduce --backend cpu --max-log2 -1 --sizes 1000,,2000 --runs 1'
     check bench_empty_case_item 2 '^gpuprim bench: the list of cases has an empty item' 'gpuprim bench reduce,,scan --backend cpu'
+    # A case without an op has none in the files, not the first --op item.
+    check bench_op_column_empty 0 '^transpose,cpu,,f32,gpuprim,subject,16,.* "op": null, "dtype": "f32", "impl": "gpuprim"' \
+        'gpuprim bench reduce,transpose --backend cpu --op max --sizes 1000 --max-log2 -1 --shapes 4x4 --runs 1 --dtype f32 \
+        --csv o.csv --json o.json >/dev/null && grep "^transpose,cpu,.*,subject," o.csv | tr "\n" " " &&
+        grep -o "\"case\": \"transpose\", \"backend\": \"cpu\", \"op\": [^,]*, \"dtype\": \"f32\", \"impl\": \"gpuprim\"" o.json'
     # The table goes to standard output: no --csv, --json or --plot there.
     check bench_csv_on_stdout 2 '^gpuprim bench: --csv - writes to standard output, where the table goes' \
         'gpuprim bench reduce --backend cpu --sizes 1000 --max-log2 -1 --runs 1 --csv -'
