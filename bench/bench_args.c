@@ -277,8 +277,12 @@ int gpb_plan(const gpb_args *a, gp_backend b, const gpb_case **sel, gpb_args *pe
         one_d |= !sel[i]->default_shapes;
         two_d |= sel[i]->default_shapes != NULL;
     }
-    if (a->ops_given && !with_op) return bad("--op: %s takes no op", a->case_name);
-    if (a->nshapes > 0 && !two_d) return bad("--shapes: %s is not 2-D (transpose takes shapes)", a->case_name);
+    if (a->ops_given && !with_op)
+        return *nsel > 1 ? bad("--op: none of %s takes an op", a->case_name)
+                         : bad("--op: %s takes no op", a->case_name);
+    if (a->nshapes > 0 && !two_d)
+        return *nsel > 1 ? bad("--shapes: none of %s is 2-D (transpose takes shapes)", a->case_name)
+                         : bad("--shapes: %s is not 2-D (transpose takes shapes)", a->case_name);
     if (a->sweep_given && !one_d)
         return bad("--sizes, --min-log2, --max-log2: %s takes --shapes instead", a->case_name);
     /* Every case's lists are checked here, before anything runs. */

@@ -784,7 +784,7 @@ smoke_cases() {
         'gpuprim bench reduce --backend cpu --device 3'
     check bench_cuda_only_case 2 '^gpuprim bench: count is a CUDA-only case' 'gpuprim bench count --backend cpu'
     # An option that no case named reads is refused, not dropped.
-    check bench_op_unread 2 '^gpuprim bench: --op: filter,transpose takes no op' \
+    check bench_op_unread 2 '^gpuprim bench: --op: none of filter,transpose takes an op' \
         'gpuprim bench filter,transpose --backend cpu --op max'
     check bench_shapes_unread 2 '^gpuprim bench: --shapes: reduce is not 2-D' \
         'gpuprim bench reduce --backend cpu --shapes 4x4'
