@@ -168,19 +168,19 @@ static bool float_ok(gp_op op, gp_dtype t, double g, double r, int64_t terms, lo
 {
     if (isnan(r) || isnan(g) || isinf(r) || isinf(g)) return isnan(r) ? isnan(g) : g == r;
     if (op == GP_OP_MIN || op == GP_OP_MAX || terms <= 1) return g == r;
-    long double p = t == GP_DTYPE_F32 ? 0x1p24L : 0x1p53L, bound;
-    if (op == GP_OP_SUM) {
+    long double p = t == GP_DTYPE_F32 ? 0x1p24L : 0x1p53L, bound, exact;
+    if (op == GP_OP_SUM) { /* against the precise sum, not the serial one */
         if (all_int && sum_abs < p) return g == r;
         long double u = gpt_unit_roundoff(t);
         bound = gpt_gamma(t, terms - 1) * sum_abs * 1.0001L + 4 * u * fabsl(sum);
-        bound += t == GP_DTYPE_F32 ? FLT_MIN : DBL_MIN;
-        return fabsl((long double)g - sum) <= bound;
+        exact = sum;
     } else {
         if (unit) return g == r;
         bound = 2 * gpt_gamma(t, terms) * fabsl((long double)r) * 1.0001L;
+        exact = r;
     }
-    bound += t == GP_DTYPE_F32 ? FLT_MIN : DBL_MIN;
-    return fabsl((long double)g - (long double)r) <= bound;
+    bound += t == GP_DTYPE_F32 ? FLT_MIN : DBL_MIN; /* results near zero */
+    return fabsl((long double)g - exact) <= bound;
 }
 
 /* Compares n outputs; on the first mismatch describes it in `why`. */
