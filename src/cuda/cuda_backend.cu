@@ -83,12 +83,18 @@ static cudaError_t set_attribute_once(const void *kernel, int device, cudaFuncAt
     return e;
 }
 
+/* Dynamic shared memory past 48 KiB needs the kernel's limit raised first. */
+static cudaError_t allow_stage(const void *kernel, int device, size_t smem)
+{
+    return smem > (48u << 10)
+               ? set_attribute_once(kernel, device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)
+               : cudaSuccess;
+}
+
 gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                  void **args, const char *file, int line, size_t smem)
 {
-    cudaError_t e = cudaSuccess;
-    if (smem > (48u << 10))
-        e = set_attribute_once(kernel, ctx->device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaError_t e = allow_stage(kernel, ctx->device, smem);
     if (e == cudaSuccess)
         e = cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, smem, static_cast<cudaStream_t>(ctx->stream));
     return launched(ctx, e, "launch", what, grid, block, file, line);
@@ -231,11 +237,8 @@ gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, 
         /* As launch() does: without this a large stage would be refused
          * (where resident_blocks has not set it) and read as the overlap's
          * fault. */
-        if (smem > (48u << 10)) {
-            const cudaError_t e =
-                set_attribute_once(kernel, ctx->device, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-            if (e != cudaSuccess) return launched(ctx, e, "launch", what, grid, block, file, line);
-        }
+        const cudaError_t allowed = allow_stage(kernel, ctx->device, smem);
+        if (allowed != cudaSuccess) return launched(ctx, allowed, "launch", what, grid, block, file, line);
         cudaLaunchAttribute overlap;
         overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
         overlap.val.programmaticStreamSerializationAllowed = 1;
