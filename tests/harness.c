@@ -31,6 +31,7 @@ static void *counting_alloc(void *user, gp_mem_space space, int device, size_t b
     const gp_allocator *d = gp_default_allocator();
     void *p = d->alloc(d->user, space, device, bytes);
     if (p) atomic_fetch_add(&c->allocs, 1);
+    if (p) atomic_fetch_add(&c->bytes, bytes);
     return p;
 }
 
@@ -48,6 +49,7 @@ void gpt_counter_init(gpt_counter *c, long fail_at)
     atomic_init(&c->allocs, 0);
     atomic_init(&c->frees, 0);
     atomic_init(&c->calls, 0);
+    atomic_init(&c->bytes, 0);
     c->fail_at = fail_at;
     c->allocator.alloc = counting_alloc;
     c->allocator.free = counting_free;

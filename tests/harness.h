@@ -106,6 +106,7 @@ void gpt_fail_at(gpt *t, const char *file, int line, const char *cond, const cha
  */
 typedef struct gpt_counter {
     atomic_long allocs, frees, calls;
+    atomic_ullong bytes; /* of every block handed out, freed or not */
     long fail_at;
     gp_allocator allocator; /* hand this to gp_ctx_params */
 } gpt_counter;

@@ -711,8 +711,8 @@ static void test_misaligned_allocator(gpt *t)
           "gp_malloc of a misaligned block: %s, %p, '%s'", gp_status_name(s), big, gp_ctx_last_error(ctx));
     s = gp_malloc(ctx, &small, 1024);
     CHECK(t, s == GP_STATUS_OK && small && ((uintptr_t)small & 63) == 0, "gp_malloc of 1 KiB: %s", gp_status_name(s));
-    /* A scan (on CUDA) or a byte histogram (on the CPU, with 2 threads and
-     * more) needs scratch: it gets a misaligned block for it. */
+    /* A scan (on CUDA: its look-back pool) or a byte histogram (on the CPU,
+     * with 2 threads and more) needs memory: it gets a misaligned block. */
     const int64_t n = 1 << 20;
     size_t scan_need = 0, hist_need = 0;
     s = gp_scan_workspace_size(ctx, GP_DTYPE_I32, n, GP_OP_SUM, GP_DTYPE_I32, &scan_need);
@@ -739,6 +739,56 @@ static void test_misaligned_allocator(gpt *t)
     gp_free(ctx, small);
     gp_ctx_free(ctx);
     CHECK(t, shifted_outstanding == 0, "%ld blocks of the shifting allocator leaked", shifted_outstanding);
+}
+
+/* On the context's own scratch a CUDA scan, partition or filter keeps its
+ * look-back statuses in the backend's pool, not also in the scratch: all a
+ * call allocates on a fresh context is at most the caller's workspace
+ * (gp_*_workspace_size), the part kept in scratch grown by a quarter. Each
+ * held the arena twice before (2.25 times a scan's workspace). Large enough
+ * for 1024 tiles and more, the pool's least. */
+static void test_pooled_scratch(gpt *t)
+{
+    const int64_t n = 1 << 24;
+    void *in = NULL, *flags = NULL, *out = NULL;
+    if (gp_malloc(t->ctx, &in, (size_t)n * 4) != GP_STATUS_OK || gp_malloc(t->ctx, &flags, (size_t)n) != GP_STATUS_OK ||
+        gp_malloc(t->ctx, &out, (size_t)n * 4) != GP_STATUS_OK || gp_memset(t->ctx, in, 0, (size_t)n * 4) != GP_STATUS_OK ||
+        gp_memset(t->ctx, flags, 1, (size_t)n) != GP_STATUS_OK) {
+        gpt_fail(t, "pooled scratch: could not set up 2^24 items");
+        goto done;
+    }
+    for (int call = 0; call < 3; call++) {
+        static const char *names[] = {"scan", "partition by flags", "running-max filter"};
+        gpt_counter cnt;
+        gpt_counter_init(&cnt, 0);
+        gp_ctx_params p = {t->backend, 0, &cnt.allocator};
+        gp_ctx *ctx = NULL;
+        if (gp_ctx_create_ex(&ctx, &p) != GP_STATUS_OK) {
+            gpt_fail(t, "pooled scratch: no context");
+            break;
+        }
+        size_t need = 0;
+        int64_t kept = -1;
+        gp_status s = call == 0 ? gp_scan_workspace_size(ctx, GP_DTYPE_I32, n, GP_OP_SUM, GP_DTYPE_I32, &need)
+                                : gp_select_workspace_size(ctx, GP_DTYPE_I32, n, &need);
+        const unsigned long long before = cnt.bytes;
+        if (s == GP_STATUS_OK) {
+            if (call == 0) s = gp_scan_inclusive(ctx, in, GP_DTYPE_I32, n, GP_OP_SUM, in, GP_DTYPE_I32);
+            else if (call == 1) s = gp_partition_flagged(ctx, in, GP_DTYPE_I32, n, (const uint8_t *)flags, out, NULL, &kept);
+            else s = gp_filter_running_max(ctx, in, GP_DTYPE_I32, n, 0, out, NULL, &kept);
+        }
+        if (s == GP_STATUS_OK) s = gp_ctx_synchronize(ctx);
+        const unsigned long long used = cnt.bytes - before;
+        CHECK(t, s == GP_STATUS_OK && (call == 0 || kept == n),
+              "pooled scratch, %s of 2^24 i32: %s, %lld kept", names[call], gp_status_name(s), (long long)kept);
+        CHECK(t, used <= need + need / 4, "pooled scratch, %s: the call allocated %llu bytes, its workspace is %zu",
+              names[call], used, need);
+        gp_ctx_free(ctx);
+    }
+done:
+    gp_free(t->ctx, out);
+    gp_free(t->ctx, flags);
+    gp_free(t->ctx, in);
 }
 
 /* ------------------------------------------- the other calls' argument rules */
@@ -851,6 +901,7 @@ int main(int argc, char **argv)
     test_workspace(&t, &o, in, h, (int64_t)bytes);
     test_alloc_failures(&t, h, t.quick ? 4099 : n);
     test_misaligned_allocator(&t);
+    test_pooled_scratch(&t);
     test_array_rules(&t, (unsigned char *)zeros);
 
     gpt_guarded_free(&o.dev);

@@ -137,10 +137,14 @@ typedef struct gp_backend_vtable {
     gp_status (*reduce)(gp_ctx *ctx, const gp_reduce_args *a, void *ws);
 
     /* Later primitives; NULL where a backend does not have them yet (the core
-     * then answers UNSUPPORTED_DTYPE and gp_supports says 0). */
-    size_t (*scan_workspace)(const gp_ctx *ctx, const gp_scan_args *a);
+     * then answers UNSUPPORTED_DTYPE and gp_supports says 0). `pooled`: the
+     * call runs on the context's own scratch, not a caller's workspace, and
+     * the backend may keep part of what it needs (CUDA: the look-back
+     * statuses) in a pool of its own; false for the public *_workspace_size
+     * answers, which size a caller's workspace. */
+    size_t (*scan_workspace)(const gp_ctx *ctx, const gp_scan_args *a, bool pooled);
     gp_status (*scan)(gp_ctx *ctx, const gp_scan_args *a, void *ws);
-    size_t (*select_workspace)(const gp_ctx *ctx, gp_dtype t, int64_t n);
+    size_t (*select_workspace)(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
     gp_status (*select)(gp_ctx *ctx, const gp_select_args *a, void *ws);
     gp_status (*filter)(gp_ctx *ctx, const gp_filter_args *a, void *ws);
     /* The most elements select and filter take (at most GP_MAX_ELEMENTS):

@@ -70,7 +70,7 @@ gp_status gp_scan_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int64_t n, gp
     a.in_t = in_t, a.n = n, a.op = op, a.out_t = out_t;
     gp_status s = check_scan((gp_ctx *)ctx, &a);
     if (s != GP_STATUS_OK) return s;
-    *bytes = n == 0 ? 0 : ctx->vt->scan_workspace(ctx, &a);
+    *bytes = n == 0 ? 0 : ctx->vt->scan_workspace(ctx, &a, false);
     return GP_STATUS_OK;
 }
 
@@ -104,7 +104,7 @@ static gp_status scan_call(gp_ctx *ctx, const char *name, const void *in, gp_dty
     else scan_identity(op, out_t, a.init);
     if (n == 0) return GP_STATUS_OK; /* nothing to write */
     void *ws;
-    s = gp_ctx_scratch(ctx, ctx->vt->scan_workspace(ctx, &a), &ws);
+    s = gp_ctx_scratch(ctx, ctx->vt->scan_workspace(ctx, &a, !ctx->have_user_ws), &ws);
     if (s != GP_STATUS_OK) return s;
     return ctx->vt->scan(ctx, &a, ws);
 }

@@ -58,7 +58,7 @@ gp_status gp_select_workspace_size(const gp_ctx *ctx, gp_dtype t, int64_t n, siz
     if (!ctx || !bytes) return GP_STATUS_NULL_POINTER;
     gp_status s = check_common((gp_ctx *)ctx, "gp_select_workspace_size", GP_PRIM_SELECT, t, n);
     if (s != GP_STATUS_OK) return s;
-    *bytes = n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n);
+    *bytes = n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n, false);
     return GP_STATUS_OK;
 }
 
@@ -112,7 +112,7 @@ static gp_status select_call(gp_ctx *ctx, const char *name, bool partition, bool
     a.out = out, a.rejected = copy ? rejected : NULL, a.count = target;
     if (!flags_mode) memcpy(a.value, value, gp_dtype_size(t));
     void *ws;
-    s = gp_ctx_scratch(ctx, n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n), &ws);
+    s = gp_ctx_scratch(ctx, n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n, !ctx->have_user_ws), &ws);
     if (s != GP_STATUS_OK) return s;
     s = ctx->vt->select(ctx, &a, ws);
     if (s != GP_STATUS_OK) return s;
@@ -185,7 +185,7 @@ gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, int64_t
     memset(&a, 0, sizeof a);
     a.in = in, a.t = t, a.n = n, a.descending = (flags & GP_FILTER_DESCENDING) != 0, a.out = out, a.count = target;
     void *ws;
-    s = gp_ctx_scratch(ctx, n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n), &ws);
+    s = gp_ctx_scratch(ctx, n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n, !ctx->have_user_ws), &ws);
     if (s != GP_STATUS_OK) return s;
     s = ctx->vt->filter(ctx, &a, ws);
     if (s != GP_STATUS_OK) return s;

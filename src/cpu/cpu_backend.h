@@ -13,10 +13,10 @@ gp_status gp_cpu_reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws);
 void gp_cpu_reduce_identity(gp_op op, void *out, gp_dtype out_t);
 
 /* cpu_scan.c */
-size_t gp_cpu_scan_workspace(const gp_ctx *ctx, const gp_scan_args *a);
+size_t gp_cpu_scan_workspace(const gp_ctx *ctx, const gp_scan_args *a, bool pooled);
 gp_status gp_cpu_scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
 /* cpu_select.c: selection and partition, and the running-max filter */
-size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n);
+size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
 gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status gp_cpu_filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 

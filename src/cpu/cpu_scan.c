@@ -258,7 +258,7 @@ static const scan_kernels *find_kernels(gp_dtype in_t, gp_dtype out_t, gp_op op)
     return NULL;
 }
 
-size_t gp_cpu_scan_workspace(const gp_ctx *ctx, const gp_scan_args *a) { return 0; }
+size_t gp_cpu_scan_workspace(const gp_ctx *ctx, const gp_scan_args *a, bool pooled) { return 0; }
 
 typedef struct acc_slot {
     alignas(16) unsigned char b[16];

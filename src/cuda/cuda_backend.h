@@ -80,11 +80,11 @@ gp_status reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws);
 /* cuda_transpose.cu: every element size, flag and layout the core passes. */
 gp_status transpose(gp_ctx *ctx, const gp_transpose_args *a);
 /* cuda_scan.cu: every scan the core accepts. */
-size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a);
+size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a, bool pooled);
 gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
 /* cuda_select.cu: selection and partition (by flags or comparison), the
  * running-max filter; every dtype. */
-size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n);
+size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 

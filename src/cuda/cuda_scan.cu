@@ -400,10 +400,12 @@ gp_status prepare(gp_ctx *ctx, void *ws, unsigned long long slots, arena *out)
 
 /* --------------------------------------------------------------- entry points */
 
-size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a)
+/* The arena, where the scan looks back over tiles; none on the context's
+ * own scratch, as the statuses then live in the pool (lookback::prepare). */
+size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a, bool pooled)
 {
     const unsigned long long tiles = tile_count(a);
-    return tiles > 1 ? lookback::arena_bytes(tiles) : 0;
+    return tiles > 1 && !pooled ? lookback::arena_bytes(tiles) : 0;
 }
 
 gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)

@@ -661,11 +661,13 @@ gp_status partition_prefixed(gp_ctx *ctx, const gp_select_args *a, uint8_t *afte
 /* The arena, for select_kernel's tiles (the pipelined kernels' are at
  * least as large), then, where a partition would be counted first, what
  * its count kernel needs (counted_first_bytes), 16-byte aligned (after the
- * arena, whose size is a multiple of 32). */
-size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n)
+ * arena, whose size is a multiple of 32). On the context's own scratch the
+ * statuses live in the pool (lookback::prepare): no arena there. */
+size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled)
 {
     const unsigned long long tiles = tile_count(t, n);
-    return tiles > 1 ? lookback::arena_bytes(tiles) + counted_first_bytes(ctx, t, n) : 0;
+    if (tiles <= 1) return 0;
+    return (pooled ? 0 : lookback::arena_bytes(tiles)) + counted_first_bytes(ctx, t, n);
 }
 
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
@@ -726,8 +728,11 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
          * int32 partitions 3-5% at 2^22-2^24 (docs/perf/scan.md, round 27).
          * One by comparison counted first runs the kernel it would run
          * anyway, with the total known. */
-        uint8_t *after = static_cast<uint8_t *>(ws) + (ws ? lookback::arena_bytes(tiles) : 0);
-        bool count_first = grouped && ws && (uintptr_t)after % 16 == 0 &&
+        /* On the context's own scratch (no arena in it) `after` is ws, and
+         * NULL where the count needs no bytes (one block's count). */
+        const bool pooled = !ctx->have_user_ws;
+        uint8_t *after = static_cast<uint8_t *>(ws) + (ws && !pooled ? lookback::arena_bytes(tiles) : 0);
+        bool count_first = grouped && (ws || pooled) && (uintptr_t)after % 16 == 0 &&
                            partition_counts_first(ctx, a->t, a->n, by_flags);
         /* No tile of the prefixed kernel waits on another: from 2^23 1-byte
          * items it beats one pass as well (GP_PARTITION_PREFIXED); wider

@@ -65,9 +65,9 @@ extern int chaos;
 extern std::atomic<long> windows, windows_past_lane0, windows_without_stop;
 }
 namespace gp_cuda {
-size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a);
+size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a, bool pooled);
 gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
-size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n);
+size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 } // namespace gp_cuda
@@ -191,7 +191,7 @@ static void scan_case(gp_dtype in_t, gp_dtype out_t, gp_op op, int64_t n, bool e
     a.in = in.p, a.in_t = in_t, a.n = n, a.op = op, a.exclusive = exclusive, a.out = dst, a.out_t = out_t;
     if (exclusive) memcpy(a.init, init, osz);
     else gpt_identity(op, out_t, a.init);
-    size_t wsb = gp_cuda::scan_workspace(&ctx, &a);
+    size_t wsb = gp_cuda::scan_workspace(&ctx, &a, !ctx.have_user_ws);
     buffer ws(wsb + 16);
     if (wsb) memset(ws.p, 0x5c, wsb); /* garbage a caller's workspace may hold */
     gp_status st = gp_cuda::scan(&ctx, &a, wsb ? ws.p : NULL);
@@ -288,7 +288,7 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
                  : part ? gp_ref_partition(in.p, t, n, by_flags ? flags.p : NULL, cmp, value, ref.p)
                         : gp_ref_select(in.p, t, n, by_flags ? flags.p : NULL, cmp, value, ref.p);
     int64_t count = -99;
-    size_t wsb = gp_cuda::select_workspace(&ctx, t, n);
+    size_t wsb = gp_cuda::select_workspace(&ctx, t, n, !ctx.have_user_ws);
     buffer ws(wsb + 16);
     if (wsb) memset(ws.p, 0x5c, wsb);
     gp_status st;
