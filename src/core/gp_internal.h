@@ -146,6 +146,9 @@ typedef struct gp_backend_vtable {
     gp_status (*scan)(gp_ctx *ctx, const gp_scan_args *a, void *ws);
     size_t (*select_workspace)(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
     gp_status (*select)(gp_ctx *ctx, const gp_select_args *a, void *ws);
+    /* The filter's: select_workspace's public answer for a caller's
+     * workspace; on the context's own scratch it may be less (CUDA: 0). */
+    size_t (*filter_workspace)(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
     gp_status (*filter)(gp_ctx *ctx, const gp_filter_args *a, void *ws);
     /* The most elements select and filter take (at most GP_MAX_ELEMENTS):
      * the core refuses more with INVALID_SIZE before it sizes a workspace. */

@@ -185,7 +185,7 @@ gp_status gp_filter_running_max(gp_ctx *ctx, const void *in, gp_dtype t, int64_t
     memset(&a, 0, sizeof a);
     a.in = in, a.t = t, a.n = n, a.descending = (flags & GP_FILTER_DESCENDING) != 0, a.out = out, a.count = target;
     void *ws;
-    s = gp_ctx_scratch(ctx, n == 0 ? 0 : ctx->vt->select_workspace(ctx, t, n, !ctx->have_user_ws), &ws);
+    s = gp_ctx_scratch(ctx, n == 0 ? 0 : ctx->vt->filter_workspace(ctx, t, n, !ctx->have_user_ws), &ws);
     if (s != GP_STATUS_OK) return s;
     s = ctx->vt->filter(ctx, &a, ws);
     if (s != GP_STATUS_OK) return s;

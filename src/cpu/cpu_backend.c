@@ -97,6 +97,7 @@ const gp_backend_vtable gp_cpu_backend = {
     .scan = gp_cpu_scan,
     .select_workspace = gp_cpu_select_workspace,
     .select = gp_cpu_select,
+    .filter_workspace = gp_cpu_filter_workspace,
     .filter = gp_cpu_filter,
     .max_select_elements = GP_MAX_ELEMENTS,
     .transpose = gp_cpu_transpose,

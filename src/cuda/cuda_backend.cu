@@ -565,6 +565,7 @@ extern "C" const gp_backend_vtable gp_cuda_backend = {
     .scan = gp_cuda::scan,
     .select_workspace = gp_cuda::select_workspace,
     .select = gp_cuda::select,
+    .filter_workspace = gp_cuda::filter_workspace,
     .filter = gp_cuda::filter,
     .max_select_elements = gp_cuda::kSelectMaxElements,
     .transpose = gp_cuda::transpose,

@@ -85,6 +85,7 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
 /* cuda_select.cu: selection and partition (by flags or comparison), the
  * running-max filter; every dtype. */
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
+size_t filter_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 

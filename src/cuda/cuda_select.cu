@@ -670,6 +670,15 @@ size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled)
     return (pooled ? 0 : lookback::arena_bytes(tiles)) + counted_first_bytes(ctx, t, n);
 }
 
+/* The filter counts nothing first and keeps its statuses in the pool: on
+ * the context's own scratch it needs nothing. A caller's workspace is held
+ * to the public answer, gp_select_workspace_size, so one that is short for
+ * a selection is short for the filter too. */
+size_t filter_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled)
+{
+    return pooled ? 0 : select_workspace(ctx, t, n, false);
+}
+
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
 {
     const char *name = a->partition ? "gp_partition" : "gp_select";
@@ -729,11 +738,10 @@ gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws)
          * One by comparison counted first runs the kernel it would run
          * anyway, with the total known. */
         /* On the context's own scratch (no arena in it) `after` is ws, and
-         * NULL where the count needs no bytes (one block's count). */
-        const bool pooled = !ctx->have_user_ws;
-        uint8_t *after = static_cast<uint8_t *>(ws) + (ws && !pooled ? lookback::arena_bytes(tiles) : 0);
-        bool count_first = grouped && (ws || pooled) && (uintptr_t)after % 16 == 0 &&
-                           partition_counts_first(ctx, a->t, a->n, by_flags);
+         * NULL where the count needs no bytes (one block's count); a
+         * caller's workspace is never NULL here (its arena alone is not). */
+        uint8_t *after = static_cast<uint8_t *>(ws) + (ctx->have_user_ws ? lookback::arena_bytes(tiles) : 0);
+        bool count_first = grouped && (uintptr_t)after % 16 == 0 && partition_counts_first(ctx, a->t, a->n, by_flags);
         /* No tile of the prefixed kernel waits on another: from 2^23 1-byte
          * items it beats one pass as well (GP_PARTITION_PREFIXED); wider
          * ones take it where they would not run in one pass. */

@@ -68,6 +68,7 @@ namespace gp_cuda {
 size_t scan_workspace(const gp_ctx *ctx, const gp_scan_args *a, bool pooled);
 gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
 size_t select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
+size_t filter_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
 gp_status select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 } // namespace gp_cuda
@@ -288,7 +289,8 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
                  : part ? gp_ref_partition(in.p, t, n, by_flags ? flags.p : NULL, cmp, value, ref.p)
                         : gp_ref_select(in.p, t, n, by_flags ? flags.p : NULL, cmp, value, ref.p);
     int64_t count = -99;
-    size_t wsb = gp_cuda::select_workspace(&ctx, t, n, !ctx.have_user_ws);
+    size_t wsb = filt ? gp_cuda::filter_workspace(&ctx, t, n, !ctx.have_user_ws)
+                      : gp_cuda::select_workspace(&ctx, t, n, !ctx.have_user_ws);
     buffer ws(wsb + 16);
     if (wsb) memset(ws.p, 0x5c, wsb);
     gp_status st;
