@@ -56,6 +56,14 @@ void gpt_counter_init(gpt_counter *c, long fail_at)
     c->allocator.user = c;
 }
 
+gp_status gpt_counted_ctx(gpt_counter *c, gp_backend backend, gp_ctx **ctx)
+{
+    gpt_counter_init(c, 0);
+    gp_ctx_params p = {backend, 0, &c->allocator};
+    *ctx = NULL;
+    return gp_ctx_create_ex(ctx, &p);
+}
+
 /* ----------------------------------------------------------- test program */
 
 static gpt_counter harness_counter; /* the allocator of gpt->ctx */
@@ -131,9 +139,7 @@ void gpt_init(gpt *t, int argc, char **argv)
 
     const int unusable = gpt_backend_unusable(t->backend);
     if (unusable) exit(unusable);
-    gpt_counter_init(&harness_counter, 0);
-    gp_ctx_params p = {t->backend, 0, &harness_counter.allocator};
-    gp_status s = gp_ctx_create_ex(&t->ctx, &p);
+    gp_status s = gpt_counted_ctx(&harness_counter, t->backend, &t->ctx);
     if (s != GP_STATUS_OK) {
         printf("FAILED: the %s backend probes usable but gp_ctx_create_ex gave %s\n",
                gp_backend_name(t->backend), gp_status_name(s));

@@ -112,6 +112,9 @@ typedef struct gpt_counter {
 } gpt_counter;
 
 void gpt_counter_init(gpt_counter *c, long fail_at);
+/* A context of this backend on a fresh counter (failing nothing): NULL in
+ * *ctx where gp_ctx_create_ex fails, whose status it returns. */
+gp_status gpt_counted_ctx(gpt_counter *c, gp_backend backend, gp_ctx **ctx);
 static inline long gpt_outstanding(gpt_counter *c) { return c->allocs - c->frees; }
 
 /* ---------------------------------------------------------- guard bands */

@@ -522,12 +522,10 @@ static void test_workspace(gpt *t, outs *o, const void *in, const void *host_in,
         int64_t n = shapes[i].n < 0 ? max_n / (int64_t)gpt_size(it) : shapes[i].n;
         const char *what = gp_dtype_name(it);
         gpt_counter cnt;
-        gpt_counter_init(&cnt, 0);
-        gp_ctx_params p = {t->backend, 0, &cnt.allocator};
-        gp_ctx *ctx = NULL;
+        gp_ctx *ctx;
         size_t bytes = 0;
         void *ws = NULL;
-        if (gp_ctx_create_ex(&ctx, &p) != GP_STATUS_OK ||
+        if (gpt_counted_ctx(&cnt, t->backend, &ctx) != GP_STATUS_OK ||
             gp_reduce_workspace_size(ctx, it, n, shapes[i].op, ot, &bytes) != GP_STATUS_OK ||
             gp_malloc(t->ctx, &ws, bytes + 256) != GP_STATUS_OK) {
             gpt_fail(t, "workspace %s n %lld: setup failed", what, (long long)n);
@@ -762,10 +760,8 @@ static void test_pooled_scratch(gpt *t)
     for (int call = 0; call < 3; call++) {
         static const char *names[] = {"scan", "partition by flags", "running-max filter"};
         gpt_counter cnt;
-        gpt_counter_init(&cnt, 0);
-        gp_ctx_params p = {t->backend, 0, &cnt.allocator};
-        gp_ctx *ctx = NULL;
-        if (gp_ctx_create_ex(&ctx, &p) != GP_STATUS_OK) {
+        gp_ctx *ctx;
+        if (gpt_counted_ctx(&cnt, t->backend, &ctx) != GP_STATUS_OK) {
             gpt_fail(t, "pooled scratch: no context");
             break;
         }

@@ -789,10 +789,8 @@ static void run_alloc_failures(gpt *t)
     uint16_t e[5] = {0, 100, 1000, 20000, 65535};
     for (long fail = 1; fail < 64; fail++) {
         gpt_counter cnt;
-        gpt_counter_init(&cnt, 0);
-        gp_ctx_params p = {t->backend, 0, &cnt.allocator};
-        gp_ctx *ctx = NULL;
-        if (gp_ctx_create_ex(&ctx, &p) != GP_STATUS_OK) {
+        gp_ctx *ctx;
+        if (gpt_counted_ctx(&cnt, t->backend, &ctx) != GP_STATUS_OK) {
             gpt_fail(t, "alloc failures: context");
             return;
         }
