@@ -289,7 +289,7 @@ if [ $bench -eq 1 ] && [ $sixth -eq 1 ]; then
   # Issue 3's rows, from the sizes its targets name (about 45 s on an H200).
   issue3=("scan scan --dtype i32,i64 --min-log2 10 --max-log2 28"
     "select select,select-if --dtype i32,i64,u8 --min-log2 20 --max-log2 28"
-    "partition partition,partition-if --dtype i32,i64 --min-log2 20 --max-log2 28"
+    "partition partition,partition-if --dtype i32,i64,u8 --min-log2 20 --max-log2 28"
     "partition-copy partition-copy,partition-copy-if --dtype i32,i64,u8 --min-log2 20 --max-log2 28"
     "filter filter,filter-ascending --dtype i32,f32 --min-log2 20 --max-log2 28"
     "filter-vs-cpu filter-vs-cpu --dtype i32")
