@@ -30,8 +30,10 @@ static void *counting_alloc(void *user, gp_mem_space space, int device, size_t b
     if (c->fail_at > 0 && k == c->fail_at) return NULL;
     const gp_allocator *d = gp_default_allocator();
     void *p = d->alloc(d->user, space, device, bytes);
-    if (p) atomic_fetch_add(&c->allocs, 1);
-    if (p) atomic_fetch_add(&c->bytes, bytes);
+    if (p) {
+        atomic_fetch_add(&c->allocs, 1);
+        atomic_fetch_add(&c->bytes, bytes);
+    }
     return p;
 }
 
