@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const pattern_names[PAT_COUNT] = {
-    "random", "const", "ascending", "descending", "intval", "positive", "nan", "+inf", "-inf", "+inf-inf"};
+    "random", "const", "ascending", "descending", "intval", "positive", "nan", "+inf", "-inf", "+inf-inf", "zeros"};
 
 const char *gpt_pattern_name(gpt_pattern p) { return p < PAT_COUNT ? pattern_names[p] : "?"; }
 bool gpt_pattern_for(gpt_pattern p, gp_dtype t) { return p <= PAT_DESC || gpt_is_float(t); }
@@ -201,6 +201,10 @@ static void fill_float(void *buf, gp_dtype t, int64_t n, gpt_pattern p, bool pro
         /* lo + i h is monotone, and rounding to f32 keeps it so. */
         double h = ldexp(0.5 + gpt_uniform(r), -3), lo = -h * (double)n * gpt_uniform(r) + c;
         for (int64_t i = 0; i < n; i++) put_f(buf, t, i, lo + (double)(p == PAT_ASC ? i : n - 1 - i) * h);
+        return;
+    }
+    if (p == PAT_ZEROS) {
+        for (int64_t i = 0; i < n; i++) put_f(buf, t, i, (gpt_next(r) & 1) ? -0.0 : 0.0);
         return;
     }
     if (p == PAT_ASC || p == PAT_DESC) { /* prodsafe: sort the draws */

@@ -19,6 +19,7 @@ typedef enum gpt_pattern {
     PAT_PINF,     /* ... and one +inf */
     PAT_NINF,     /* ... and one -inf */
     PAT_INFS,     /* ... and one +inf and one -inf */
+    PAT_ZEROS,    /* +0 and -0 at random: MIN and MAX are a zero of either sign (gpuprim.h) */
     PAT_COUNT
 } gpt_pattern;
 

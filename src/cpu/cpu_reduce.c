@@ -124,7 +124,9 @@ GP_CPU_FLOAT_SUMS(f64, double, double, same)
 
 /*
  * Float MIN and MAX. The result is one of the inputs (no rounding), so f32
- * into f64 is the f32 result widened and the order of combination is free.
+ * into f64 is the f32 result widened and the order of combination is free
+ * but for the sign of a zero result where +0 and -0 both occur (MINPS
+ * returns its second operand on a tie), which gpuprim.h leaves open.
  * Compilers do not vectorise the NaN-propagating select without
  * -ffast-math (7 GB/s instead of 33 on 2^27 f32 here), so with SSE2 the
  * block runs MINPS/MAXPS over 4 vectors in flight and an unordered-compare
