@@ -232,10 +232,14 @@ fi
 # (GPUPRIM_PARTITION_COPY_WIDER=1, as by default since e31ee4c, pinned;
 # on one block, --quick's 135169 items). Last, 1-byte selections and
 # splits of 4 to 19 wider tiles take them on a grid cut to 4 a block
-# (GPUPRIM_WIDER_CUT=1: --quick's 65535 and 135169 items).
+# (GPUPRIM_WIDER_CUT=1: --quick's 65535 and 135169 items). And the
+# partitions' count tasks (a group counts, then its tiles write), which
+# the runs above never reach (counted first, or one pass on the full grid
+# of part 2): counted first never (the later GPUPRIM_PARTITION_COUNT_FIRST=0
+# wins), so --quick's 135169 4-byte items are 34 tiles on 5 blocks.
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1 test_scan-persistent:0:5 \
-    test_select-wider-cut:1:5:GPUPRIM_WIDER_CUT=1; do
+    test_select-wider-cut:1:5:GPUPRIM_WIDER_CUT=1 test_select-count-tasks:1:5:GPUPRIM_PARTITION_COUNT_FIRST=0; do
     IFS=: read -r name warps blocks extra <<<"$run"
     hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=$blocks GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_COUNT_FIRST=1
       GPUPRIM_LOOKBACK_WARPS=$warps GPUPRIM_PARTITION_COPY_WIDER=1 ${extra:+"$extra"})
