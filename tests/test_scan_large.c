@@ -9,8 +9,10 @@
  * - inclusive u8 max: out[i] == max(out[i-1], x[i]);
  * - select_flagged with every flag set: count N (past 2^31), out == in;
  * - partition_if x < 200: rejected items land past index 2^31; then
- *   partition_copy_if x < 200 into two buffers, which read as the same;
- * - partition_copy_flagged into two buffers, flags from the bytes;
+ *   partition_copy_if x < 200 into two buffers, which read as the same,
+ *   and select_if x < 200, the first part of the same;
+ * - partition_copy_flagged into two buffers, flags from the bytes, then
+ *   partition_flagged into one with the same flags;
  * - the filter on non-decreasing data with a few smaller bytes past 2^31:
  *   every element but those survives (count past 2^31), and descending
  *   keeps only the leading run of the minimum and those bytes (both
@@ -184,6 +186,15 @@ int main(int argc, char **argv)
         GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)N) == 0,
                   "partition_copy_if: count %" PRId64 ", want %" PRId64, count, want);
 
+        /* select_if x < 200: the partition's selected part (1-byte
+         * selections by comparison this large take their wider kernel). */
+        count = -1;
+        s = gp_select_if(ctx, din, GP_DTYPE_U8, N, GP_CMP_LT, &v, dout, NULL, &count);
+        if (s == GP_STATUS_OK && count == want) s = gp_copy_to_host(ctx, y, dout, (size_t)want);
+        check_status(&t, "select_if", s);
+        GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)want) == 0, "select_if: count %" PRId64 ", want %" PRId64,
+                  count, want);
+
         /* partition_copy_flagged, flags from the bytes (about 2/3 set, any
          * non-zero value): 1-byte splits by flags take their own kernel. */
         uint8_t *flags = malloc((size_t)N);
@@ -201,6 +212,16 @@ int main(int argc, char **argv)
         check_status(&t, "partition_copy_flagged", s);
         GPT_CHECK(&t, count == want && count > N / 2 && memcmp(ref, y, (size_t)N) == 0,
                   "partition_copy_flagged: count %" PRId64 ", want %" PRId64, count, want);
+
+        /* partition_flagged into one buffer, the same flags: counted first
+         * by bits, then the prefixed kernel. */
+        memset(y, 0, (size_t)N);
+        count = -1;
+        s = gp_partition_flagged(ctx, din, GP_DTYPE_U8, N, dflags, dout, NULL, &count);
+        if (s == GP_STATUS_OK) s = gp_copy_to_host(ctx, y, dout, (size_t)N);
+        check_status(&t, "partition_flagged", s);
+        GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)N) == 0,
+                  "partition_flagged: count %" PRId64 ", want %" PRId64, count, want);
         gp_free(ctx, dflags);
         free(flags);
         free(ref);
