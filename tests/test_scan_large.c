@@ -188,8 +188,9 @@ int main(int argc, char **argv)
 
         /* select_if x < 200: the partition's selected part (1-byte
          * selections by comparison this large take their wider kernel). */
-        count = -1;
-        s = gp_select_if(ctx, din, GP_DTYPE_U8, N, GP_CMP_LT, &v, dout, NULL, &count);
+        count = -1; /* dout still holds that part: poisoned first, with a byte it cannot hold */
+        s = gp_memset(ctx, dout, 0xEE, (size_t)N);
+        if (s == GP_STATUS_OK) s = gp_select_if(ctx, din, GP_DTYPE_U8, N, GP_CMP_LT, &v, dout, NULL, &count);
         if (s == GP_STATUS_OK && count == want) s = gp_copy_to_host(ctx, y, dout, (size_t)want);
         check_status(&t, "select_if", s);
         GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)want) == 0, "select_if: count %" PRId64 ", want %" PRId64,
@@ -216,8 +217,9 @@ int main(int argc, char **argv)
         /* partition_flagged into one buffer, the same flags: counted first
          * by bits, then the prefixed kernel. */
         memset(y, 0, (size_t)N);
-        count = -1;
-        s = gp_partition_flagged(ctx, din, GP_DTYPE_U8, N, dflags, dout, NULL, &count);
+        count = -1; /* dout still holds the split's selected part: poisoned first */
+        s = gp_memset(ctx, dout, 0xEE, (size_t)N);
+        if (s == GP_STATUS_OK) s = gp_partition_flagged(ctx, din, GP_DTYPE_U8, N, dflags, dout, NULL, &count);
         if (s == GP_STATUS_OK) s = gp_copy_to_host(ctx, y, dout, (size_t)N);
         check_status(&t, "partition_flagged", s);
         GPT_CHECK(&t, count == want && memcmp(ref, y, (size_t)N) == 0,
