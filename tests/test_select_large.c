@@ -12,8 +12,8 @@
  * Each runs on both backends against gp_ref_partition: random signed data
  * (kept where below 0) and flags (any non-zero byte selects), drawn from the
  * printed seed; the output poisoned inside guard bands, the count read back
- * to the host, the input and flags checked unchanged. Some 1 GB of host and
- * 0.5 GB of device memory.
+ * to the host, the input and flags checked unchanged. At most some 0.5 GB
+ * of host and 0.4 GB of device memory at a time (4 * 10^7 i32).
  */
 #include "cpu_reference.h"
 #include "reduce_data.h"
