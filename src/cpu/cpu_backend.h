@@ -17,7 +17,6 @@ size_t gp_cpu_scan_workspace(const gp_ctx *ctx, const gp_scan_args *a, bool pool
 gp_status gp_cpu_scan(gp_ctx *ctx, const gp_scan_args *a, void *ws);
 /* cpu_select.c: selection and partition, and the running-max filter */
 size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
-size_t gp_cpu_filter_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
 gp_status gp_cpu_select(gp_ctx *ctx, const gp_select_args *a, void *ws);
 gp_status gp_cpu_filter(gp_ctx *ctx, const gp_filter_args *a, void *ws);
 

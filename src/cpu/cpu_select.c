@@ -55,8 +55,9 @@ enum {
     GP_FILT_LANES = 8
 };
 
+/* Selection, partition and the filter: none takes a workspace (the
+ * backend table gives this function for both). */
 size_t gp_cpu_select_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled) { return 0; }
-size_t gp_cpu_filter_workspace(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled) { return 0; }
 
 /* No more threads than blocks (of `block` elements): a thread without one
  * would only wait at the barriers (on a 16-core host the filter at 2^16
