@@ -359,7 +359,8 @@ GP_API gp_status gp_reduce_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int6
  * then be NULL). Asynchronous: on CUDA one kernel launch, each element read
  * once and written once.
  * Statuses: NULL_POINTER (ctx, or in or out with n > 0), INVALID_SIZE
- * (n < 0 or above GP_MAX_ELEMENTS), INVALID_DTYPE, INVALID_OP,
+ * (n < 0, above GP_MAX_ELEMENTS, or on CUDA above (2^31 - 1) * 2048, some
+ * 4.4 * 10^12; also from gp_scan_workspace_size), INVALID_DTYPE, INVALID_OP,
  * UNSUPPORTED_OP, UNSUPPORTED_DTYPE, INVALID_ARGUMENT (overlap,
  * misaligned), WORKSPACE_TOO_SMALL, OUT_OF_MEMORY, DEVICE_OUT_OF_MEMORY,
  * DEVICE_ERROR, LAUNCH_FAILED.

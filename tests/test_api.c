@@ -848,6 +848,28 @@ static void test_array_rules(gpt *t, unsigned char *buf)
         CHECK(t, gp_select_workspace_size(t->ctx, i32, past - 1, &ws) == GP_STATUS_OK && ws > 1,
               "select workspace size, n 2^38 - 1 on CUDA: %zu bytes", ws);
     }
+    /* Past the CUDA scan's (2^31 - 1) * 2048 elements (2^31 - 1 of its
+     * smallest tiles): refused, by the workspace query too, which once
+     * answered with such an n's look-back arena. The CPU takes it. */
+    const int64_t scan_past = (int64_t)0x7fffffff * 2048 + 1;
+    size_t scan_ws = 1;
+    if (t->backend == GP_BACKEND_CUDA) {
+        const gp_dtype i64 = GP_DTYPE_I64;
+        EXPECT(gp_scan_inclusive(t->ctx, in, i64, scan_past, GP_OP_SUM, out, i64), GP_STATUS_INVALID_SIZE,
+               "scan, n past (2^31 - 1) * 2048 on CUDA");
+        EXPECT(gp_scan_exclusive(t->ctx, in, GP_DTYPE_U8, scan_past, GP_OP_MAX, NULL, out, GP_DTYPE_U8),
+               GP_STATUS_INVALID_SIZE, "exclusive scan, n past (2^31 - 1) * 2048 on CUDA");
+        EXPECT(gp_scan_workspace_size(t->ctx, GP_DTYPE_I8, scan_past, GP_OP_SUM, i64, &scan_ws),
+               GP_STATUS_INVALID_SIZE, "scan workspace size, n past (2^31 - 1) * 2048 on CUDA");
+        CHECK(t, scan_ws == 1, "a refused workspace size query wrote %zu", scan_ws);
+        CHECK(t, gp_scan_workspace_size(t->ctx, i64, scan_past - 1, GP_OP_SUM, i64, &scan_ws) == GP_STATUS_OK &&
+                     scan_ws > 1,
+              "scan workspace size, n (2^31 - 1) * 2048 on CUDA: %zu bytes", scan_ws);
+    } else {
+        s = gp_scan_workspace_size(t->ctx, GP_DTYPE_I64, scan_past, GP_OP_SUM, GP_DTYPE_I64, &scan_ws);
+        CHECK(t, s == GP_STATUS_OK, "scan workspace size, n past (2^31 - 1) * 2048 on the CPU: %s",
+              gp_status_name(s));
+    }
 
     const gp_status ok = GP_STATUS_OK;
     host = -7;

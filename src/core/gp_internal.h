@@ -144,6 +144,9 @@ typedef struct gp_backend_vtable {
      * answers, which size a caller's workspace. */
     size_t (*scan_workspace)(const gp_ctx *ctx, const gp_scan_args *a, bool pooled);
     gp_status (*scan)(gp_ctx *ctx, const gp_scan_args *a, void *ws);
+    /* The most elements a scan takes (at most GP_MAX_ELEMENTS): the core
+     * refuses more with INVALID_SIZE, in the workspace query too. */
+    int64_t max_scan_elements;
     size_t (*select_workspace)(const gp_ctx *ctx, gp_dtype t, int64_t n, bool pooled);
     gp_status (*select)(gp_ctx *ctx, const gp_select_args *a, void *ws);
     /* The filter's: select_workspace's public answer for a caller's

@@ -95,6 +95,7 @@ const gp_backend_vtable gp_cpu_backend = {
     .reduce = gp_cpu_reduce,
     .scan_workspace = gp_cpu_scan_workspace,
     .scan = gp_cpu_scan,
+    .max_scan_elements = GP_MAX_ELEMENTS,
     .select_workspace = gp_cpu_select_workspace,
     .select = gp_cpu_select,
     .filter_workspace = gp_cpu_select_workspace, /* 0 for both */

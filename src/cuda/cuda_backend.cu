@@ -563,6 +563,7 @@ extern "C" const gp_backend_vtable gp_cuda_backend = {
     .reduce = gp_cuda::reduce,
     .scan_workspace = gp_cuda::scan_workspace,
     .scan = gp_cuda::scan,
+    .max_scan_elements = gp_cuda::kScanMaxElements,
     .select_workspace = gp_cuda::select_workspace,
     .select = gp_cuda::select,
     .filter_workspace = gp_cuda::filter_workspace,

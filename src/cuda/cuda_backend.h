@@ -28,6 +28,12 @@ constexpr size_t kControlBytes = 128;
  * statuses' payload (cuda_lookback.cuh, kMaxCount). */
 constexpr int64_t kSelectMaxElements = (int64_t(1) << 38) - 1;
 
+/* The most elements a scan takes: 2^31 - 1 tiles (the kernels count tiles
+ * in an unsigned int and index them as an int) of its smallest tile, 2048
+ * elements (256 threads of 8 eight-byte items; cuda_scan.cu checks it). */
+constexpr int64_t kScanMinTile = 2048;
+constexpr int64_t kScanMaxElements = int64_t(0x7fffffff) * kScanMinTile;
+
 /* Size classes of an out-of-place tiled transpose (cuda_transpose.cu,
  * size_class; the bounds are in cuda_tuning.h). */
 enum transpose_size_class { kSizeSmall, kSizeMid, kSizeLarge };

@@ -238,6 +238,17 @@ int64_t tile_elems(const gp_scan_args *a)
 
 unsigned long long tile_count(const gp_scan_args *a) { return lookback::tiles_of(tile_elems(a), a->n); }
 
+/* kScanMaxElements (cuda_backend.h) holds for every tile: no input of that
+ * many elements makes more than 2^31 - 1 tiles. */
+constexpr bool min_tile_holds()
+{
+    for (int in = 1; in <= 8; in *= 2)
+        for (int acc = in; acc <= 8; acc *= 2)
+            if ((int64_t)kScanThreads * scan_items(in, acc) < kScanMinTile) return false;
+    return true;
+}
+static_assert(min_tile_holds(), "kScanMinTile is above some scan tile");
+
 template <class In, class Conv, class A, class S, class Op, bool Wide>
 lookback::persistent_kernel pipelined_of()
 {
@@ -421,7 +432,7 @@ gp_status scan(gp_ctx *ctx, const gp_scan_args *a, void *ws)
         return gp_set_error(ctx, GP_STATUS_INTERNAL, "gp_scan: no CUDA kernel for %s %s -> %s", gp_op_name(a->op),
                             gp_dtype_name(a->in_t), gp_dtype_name(a->out_t));
     const unsigned long long tiles = tile_count(a);
-    if (tiles > 0x7fffffffull)
+    if (tiles > 0x7fffffffull) /* the core refuses such an n first (kScanMaxElements); kept as the kernels' guard */
         return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "gp_scan: n = %lld needs more than 2^31 tiles",
                             (long long)a->n);
 
