@@ -49,8 +49,10 @@ static const int64_t sizes[] = {0,     1,     2,     31,     32,     33,     255
                                 1025,  2047,  2049,  4095,   4096,   4097,   8191,   8192,   8193,   12289, 32767,
                                 32768, 32769, 65535, 65536,  65537,  131071, 131073, 135169, 270337, (1 << 20) - 1,
                                 (1 << 20) + 1};
-/* Sizes that also run for every widening, in place and misaligned. */
+/* Sizes that also run for every widening, in place and misaligned; in
+ * --quick (the sanitizers' runs) 1, 33 and 8193, at least two tiles. */
 static const int64_t some_sizes[] = {1, 33, 1025, 4097, 8193, 135169};
+static const int64_t quick_some_sizes[] = {1, 33, 8193};
 static const int64_t quick_sizes[] = {0, 1, 33, 4097, 8193, 65535, 135169};
 enum { MAX_OFF = 15, SLACK = 16 };
 
@@ -107,7 +109,8 @@ static table build_table(uint64_t seed, bool quick)
     quick_mode = quick;
     const int64_t *sz = quick ? quick_sizes : sizes;
     size_t nsz = quick ? COUNT(quick_sizes) : COUNT(sizes);
-    size_t nsome = quick ? 2 : COUNT(some_sizes);
+    const int64_t *some = quick ? quick_some_sizes : some_sizes;
+    size_t nsome = quick ? COUNT(quick_some_sizes) : COUNT(some_sizes);
     for (size_t d = 0; d < COUNT(dtypes); d++) {
         gp_dtype t = dtypes[d];
         /* Integer-valued floats keep every prefix sum exact. */
@@ -131,7 +134,7 @@ static table build_table(uint64_t seed, bool quick)
             add_ops(&tb, seed, t, wide, PAT_RANDOM, OUT_SAME, true, 0, 0);
         }
         for (size_t s = 0; s < nsome; s++) {
-            int64_t n = some_sizes[s];
+            int64_t n = some[s];
             for (int p = 0; p < PAT_COUNT; p++)
                 if (p != PAT_RANDOM && p != PAT_INTVAL && gpt_pattern_for((gpt_pattern)p, t))
                     add_ops(&tb, seed, t, n, (gpt_pattern)p, OUT_SAME, false, 0, 0);

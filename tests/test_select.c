@@ -80,13 +80,16 @@ static const gp_dtype dtypes[] = {GP_DTYPE_I8,  GP_DTYPE_U8,  GP_DTYPE_I16, GP_D
  * 8 bytes; the selections' 4096, and wide 6144 of 4 bytes, 4096 of 8
  * bytes, 8192 of 1 and 2 bytes, wider 16384 of 1 byte), the largest cluster filters (16 tiles:
  * 2^16, 2^15 for 8-byte items) +-1, a look-back window of 4-byte selection tiles + 1 (196609),
- * sizes of many tiles up to 2^20 + 1, and the CPU's AVX-512 vectors (8, 16, 32 and 64 items) +-1. */
+ * sizes of many tiles up to 2^20 + 1, and the CPU's AVX-512 vectors (8, 16, 32 and 64 items) +-1.
+ * 16385 and 18432: on one block (GPUPRIM_MAX_RESIDENT_BLOCKS=1) a 2- or
+ * 4-byte partition there has too many narrow tiles for one pass (5 > 4
+ * stages) and runs it on 3 wide tiles, all a block's stages. */
 static const int64_t sizes[] = {0,      1,     2,     7,      8,      9,      15,     16,     17,     31,     32,
                                 33,     63,    64,    65,     255,    256,    257,    1023,
                                 1024,   1025,  2047,  2049,   4095,   4096,   4097,   6143,   6144,   6145,
-                                8191,   8192,  8193,  12288,  12289,  32767,  32768,  32769,  65535,  65536,
-                                65537,  131071, 131073, 135169, 196609, (1 << 20) - 1, (1 << 20) + 1};
-static const int64_t quick_sizes[] = {0, 1, 33, 4097, 6145, 65535, 135169};
+                                8191,   8192,  8193,  12288,  12289,  16385,  18432,  32767,  32768,  32769,
+                                65535,  65536, 65537, 131071, 131073, 135169, 196609, (1 << 20) - 1, (1 << 20) + 1};
+static const int64_t quick_sizes[] = {0, 1, 33, 4097, 6145, 16385, 65535, 135169};
 static const int64_t mis_sizes[] = {5, 100, 4097};
 enum { MAX_OFF = 15, SLACK = 16 };
 /* _if value choices: an element of the data, the lowest value (floats:
