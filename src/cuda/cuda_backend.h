@@ -29,8 +29,9 @@ constexpr size_t kControlBytes = 128;
 constexpr int64_t kSelectMaxElements = (int64_t(1) << 38) - 1;
 
 /* The most elements a scan takes: 2^31 - 1 tiles (the kernels count tiles
- * in an unsigned int and index them as an int) of its smallest tile, 2048
- * elements (256 threads of 8 eight-byte items; cuda_scan.cu checks it). */
+ * and the look-back's tickets in 32 bits; scan() refuses more) of its
+ * smallest tile, 2048 elements (256 threads of 8 eight-byte items;
+ * cuda_scan.cu checks it). */
 constexpr int64_t kScanMinTile = 2048;
 constexpr int64_t kScanMaxElements = int64_t(0x7fffffff) * kScanMinTile;
 
