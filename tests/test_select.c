@@ -90,6 +90,15 @@ static const int64_t sizes[] = {0,      1,     2,     7,      8,      9,      15
                                 8191,   8192,  8193,  12288,  12289,  16385,  18432,  32767,  32768,  32769,
                                 65535,  65536, 65537, 131071, 131073, 135169, 196609, (1 << 20) - 1, (1 << 20) + 1};
 static const int64_t quick_sizes[] = {0, 1, 33, 4097, 6145, 16385, 65535, 135169};
+/* --quick's sizes for small items only (the sanitizer runs), with the
+ * largest item they are for: on one block, 12289 items of up to 4 bytes
+ * are 4 narrow tiles, a partition's one pass with every stage filled;
+ * 32769 bytes are 5 wide tiles of 1-byte items (too few for the wider
+ * tier), which longer items reach at --quick's other sizes. */
+static const struct {
+    int64_t n;
+    size_t max_item_bytes;
+} quick_item_sizes[] = {{12289, 4}, {32769, 1}};
 static const int64_t mis_sizes[] = {5, 100, 4097};
 enum { MAX_OFF = 15, SLACK = 16 };
 /* _if value choices: an element of the data, the lowest value (floats:
@@ -153,6 +162,9 @@ static table build_table(uint64_t seed, bool quick)
     size_t nsz = quick ? COUNT(quick_sizes) : COUNT(sizes);
     for (size_t d = 0; d < COUNT(dtypes); d++) {
         for (size_t s = 0; s < nsz; s++) add_size(&tb, seed, dtypes[d], sz[s], 0, quick);
+        for (size_t s = 0; quick && s < COUNT(quick_item_sizes); s++)
+            if (gp_dtype_size(dtypes[d]) <= quick_item_sizes[s].max_item_bytes)
+                add_size(&tb, seed, dtypes[d], quick_item_sizes[s].n, 0, true);
         for (size_t s = 0; s < COUNT(mis_sizes); s++)
             for (int off = quick ? 7 : 1; off <= MAX_OFF; off += quick ? 16 : 3)
                 add_size(&tb, seed, dtypes[d], mis_sizes[s], off, true);
