@@ -1,0 +1,135 @@
+/*
+ * Why is partition_if of 2^26 bytes some 10% slower in a process whose first
+ * 1-byte partition_if was small (docs/perf/scan.md, round 110)? Times the
+ * 2^26 call 40 times, one by one, after what MODE runs first on the
+ * context, and prints every call's time: the bench's medians hide whether
+ * the calls are bimodal. A standalone probe, not part of the build,
+ * linked here against build-gpu's library (the GPU check's pack holds no
+ * archives) and carried to the GPU machine in an ignored folder:
+ *
+ *   nvcc -O2 -arch=sm_90 -x c -Iinclude -c -o build-probe/pia.o bench/probes/partition_if_after.c &&
+ *   nvcc -arch=sm_90 -o build-probe/pia build-probe/pia.o build-gpu/libgpuprim.a -Xcompiler -fopenmp
+ *   run(command="for m in fresh small ws small-ws big-small; do build-probe/pia $m; done",
+ *       carry=["build-probe"])
+ *
+ * MODE is words joined by '-': "small" runs one partition_if of 2^20 bytes
+ * first (one pass, not counted first); "ws" gives the
+ * context a workspace of its own for 2^26 bytes (the scratch's place no
+ * longer depends on earlier calls); "big" runs five of 2^26 bytes before
+ * anything else; "fresh" none of them. GPUPRIM_PARTITION_COUNT_FIRST=1
+ * makes the small call count first too, as the 2^26 ones do.
+ * Each timed call follows a 256 MiB memset (the L2 flushed, as the bench
+ * does) and is timed with events on the context's stream.
+ */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuprim.h"
+
+/* A failed call ends the probe with where and why. */
+static void cuda_check(cudaError_t e, const char *what, int line)
+{
+    if (e == cudaSuccess) return;
+    fprintf(stderr, "line %d: %s: %s\n", line, what, cudaGetErrorString(e));
+    exit(1);
+}
+static void gp_check(const gp_ctx *ctx, gp_status s, const char *what, int line)
+{
+    if (s == GP_STATUS_OK) return;
+    fprintf(stderr, "line %d: %s: %s\n", line, what, gp_ctx_last_error(ctx));
+    exit(1);
+}
+#define CUDA_CHECK(x) cuda_check((x), #x, __LINE__)
+#define GP_CHECK(ctx, x) gp_check((ctx), (x), #x, __LINE__)
+
+enum { RUNS = 40, WARMUP = 3 };
+static const size_t kFlushBytes = (size_t)256 << 20;
+
+static int by_value(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int has_word(const char *mode, const char *word)
+{
+    const size_t len = strlen(word);
+    for (const char *p = mode; (p = strstr(p, word)) != NULL; p += len)
+        if ((p == mode || p[-1] == '-') && (p[len] == '\0' || p[len] == '-')) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "fresh";
+    const int64_t n = (int64_t)1 << 26, small = (int64_t)1 << 20;
+    const uint8_t below = 128; /* about half kept */
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    gp_ctx *ctx = NULL;
+    const gp_status made = gp_ctx_create(&ctx, GP_BACKEND_CUDA, 0);
+    if (made != GP_STATUS_OK) {
+        fprintf(stderr, "no CUDA context: %s\n", gp_status_string(made));
+        return 1;
+    }
+    GP_CHECK(ctx, gp_ctx_set_stream(ctx, stream));
+
+    uint8_t *host = malloc((size_t)n), *in, *out, *flush;
+    int64_t *count;
+    if (!host) return 1;
+    uint64_t x = 88172645463325252ull; /* xorshift64: the same bytes every run */
+    for (int64_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        host[i] = (uint8_t)(x >> 56);
+    }
+    CUDA_CHECK(cudaMalloc((void **)&in, (size_t)n));
+    CUDA_CHECK(cudaMalloc((void **)&out, (size_t)n));
+    CUDA_CHECK(cudaMalloc((void **)&count, sizeof *count));
+    CUDA_CHECK(cudaMalloc((void **)&flush, kFlushBytes));
+    CUDA_CHECK(cudaMemcpy(in, host, (size_t)n, cudaMemcpyHostToDevice));
+
+    if (has_word(mode, "ws")) {
+        size_t bytes = 0;
+        void *ws = NULL;
+        GP_CHECK(ctx, gp_select_workspace_size(ctx, GP_DTYPE_U8, n, &bytes));
+        CUDA_CHECK(cudaMalloc(&ws, bytes));
+        GP_CHECK(ctx, gp_ctx_set_workspace(ctx, ws, bytes));
+        printf("workspace: %zu bytes at %p\n", bytes, ws);
+    }
+    if (has_word(mode, "big"))
+        for (int i = 0; i < 5; i++)
+            GP_CHECK(ctx, gp_partition_if(ctx, in, GP_DTYPE_U8, n, GP_CMP_LT, &below, out, count, NULL));
+    if (has_word(mode, "small"))
+        GP_CHECK(ctx, gp_partition_if(ctx, in, GP_DTYPE_U8, small, GP_CMP_LT, &below, out, count, NULL));
+    GP_CHECK(ctx, gp_ctx_synchronize(ctx));
+
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    float us[RUNS];
+    for (int r = -WARMUP; r < RUNS; r++) {
+        CUDA_CHECK(cudaMemsetAsync(flush, r & 255, kFlushBytes, stream));
+        CUDA_CHECK(cudaEventRecord(start, stream));
+        GP_CHECK(ctx, gp_partition_if(ctx, in, GP_DTYPE_U8, n, GP_CMP_LT, &below, out, count, NULL));
+        CUDA_CHECK(cudaEventRecord(stop, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (r >= 0) {
+            CUDA_CHECK(cudaEventElapsedTime(&us[r], start, stop));
+            us[r] *= 1000.0f;
+        }
+    }
+    int64_t kept = 0, want = 0;
+    CUDA_CHECK(cudaMemcpy(&kept, count, sizeof kept, cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < n; i++) want += host[i] < below;
+    printf("%-12s us:", mode);
+    for (int r = 0; r < RUNS; r++) printf(" %.1f", us[r]);
+    qsort(us, RUNS, sizeof us[0], by_value);
+    printf("\n%-12s median %.2f, min %.2f, max %.2f us; count %s\n", mode, (us[RUNS / 2 - 1] + us[RUNS / 2]) / 2,
+           us[0], us[RUNS - 1], kept == want ? "right" : "WRONG");
+    gp_ctx_free(ctx);
+    return kept == want ? 0 : 1;
+}
