@@ -91,10 +91,12 @@ static const int64_t sizes[] = {0,      1,     2,     7,      8,      9,      15
                                 65535,  65536, 65537, 131071, 131073, 135169, 196609, (1 << 20) - 1, (1 << 20) + 1};
 static const int64_t quick_sizes[] = {0, 1, 33, 4097, 6145, 16385, 65535, 135169};
 /* --quick's sizes for small items only (the sanitizer runs), with the
- * largest item they are for: on one block, 12289 items of up to 4 bytes
- * are 4 narrow tiles, a partition's one pass with every stage filled;
- * 32769 bytes are 5 wide tiles of 1-byte items (too few for the wider
- * tier), which longer items reach at --quick's other sizes. */
+ * largest item they are for. On one block, 12289 items of up to 4 bytes
+ * are 4 narrow tiles: a partition's one pass with every stage filled
+ * (under the GPU check's hooks only for 2- and 4-byte items; 1-byte ones
+ * are counted first there, and take the prefixed kernel). 32769 bytes
+ * are 5 wide tiles of 1-byte items (too few for the wider tier), which
+ * longer items reach at --quick's other sizes. */
 static const struct {
     int64_t n;
     size_t max_item_bytes;
