@@ -236,7 +236,8 @@ fi
 # partitions' count tasks (a group counts, then its tiles write), which
 # the runs above never reach (counted first, or one pass on the full grid
 # of part 2): counted first never (the later GPUPRIM_PARTITION_COUNT_FIRST=0
-# wins), so --quick's 135169 4-byte items are 34 tiles on 5 blocks. On one
+# wins), so --quick's 135169 4-byte items are 23 wide tiles on 5 blocks
+# (tests/emu/emu_tiers.cc checks this run's sizes and those above). On one
 # block, partitions by flags counted first take their tiles on a
 # cooperative launch after the count's (GPUPRIM_COUNT_FIRST_BY_TICKET=0),
 # as by default only those past 2^26 items do; on 5, by ticket.
