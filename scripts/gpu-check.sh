@@ -242,7 +242,8 @@ fi
 # cooperative launch after the count's (GPUPRIM_COUNT_FIRST_BY_TICKET=0),
 # as by default only those past 2^26 items do; on 5, by ticket.
 if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
-  for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 test_select-one-block:1:1:GPUPRIM_COUNT_FIRST_BY_TICKET=0 test_scan-persistent:0:5 \
+  for run in test_scan-pipelined:1:5 test_select-pipelined:1:5 \
+    test_select-one-block:1:1:GPUPRIM_COUNT_FIRST_BY_TICKET=0 test_scan-persistent:0:5 \
     test_select-wider-cut:1:5:GPUPRIM_WIDER_CUT=1 test_select-count-tasks:1:5:GPUPRIM_PARTITION_COUNT_FIRST=0; do
     IFS=: read -r name warps blocks extra <<<"$run"
     hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=$blocks GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_PARTITION_COUNT_FIRST=1
