@@ -17,11 +17,16 @@
 
 void gp_emu::note_wider_cut(bool) {}
 
-/* cuda_select.cu's calls into gp_count_if's code (cuda_histogram.cu, not
- * emulated here): choose_persistent makes none, and nothing here runs. */
+/* cuda_select.cu's calls into gp_count_if's code (cuda_histogram.cu) and
+ * the look-back pool (cuda_scan.cu), neither compiled here:
+ * choose_persistent makes none, and no call here runs a kernel. */
 namespace gp_cuda {
 size_t count_workspace(const gp_ctx *, const gp_count_args *) { return 0; }
 gp_status count(gp_ctx *ctx, const gp_count_args *, void *)
+{
+    return gp_set_error(ctx, GP_STATUS_INTERNAL, "emu_tiers runs no kernel");
+}
+gp_status lookback::prepare(gp_ctx *ctx, void *, unsigned long long, arena *)
 {
     return gp_set_error(ctx, GP_STATUS_INTERNAL, "emu_tiers runs no kernel");
 }
