@@ -1,15 +1,17 @@
 /*
  * Why is partition_if of 2^26 bytes some 10% slower in a process whose first
- * 1-byte partition_if was small (docs/perf/scan.md, round 110)? Times the
- * 2^26 call 40 times, one by one, after what MODE runs first on the
- * context, and prints every call's time: the bench's medians hide whether
- * the calls are bimodal. A standalone probe, not part of the build,
+ * 1-byte partition_if was small (docs/perf/scan.md, round 110)?
+ *   pia [MODE [PAD_MIB]]
+ * times the 2^26 call 40 times, one by one, after what MODE runs first on
+ * the context, and prints every call's time: the bench's medians hide
+ * whether the calls are bimodal. A standalone probe, not part of the build,
  * linked here against build-gpu's library (the GPU check's pack holds no
  * archives) and carried to the GPU machine in an ignored folder:
  *
  *   nvcc -O2 -arch=sm_90 -x c -Iinclude -c -o build-probe/pia.o bench/probes/partition_if_after.c &&
  *   nvcc -arch=sm_90 -o build-probe/pia build-probe/pia.o build-gpu/libgpuprim.a -Xcompiler -fopenmp
- *   run(command="for m in fresh small ws small-ws big-small; do build-probe/pia $m; done",
+ *   run(command="for m in fresh small ws small-ws big-small; do build-probe/pia $m; done;
+ *       for p in 2 6 30; do build-probe/pia fresh $p; build-probe/pia small $p; done",
  *       carry=["build-probe"])
  *
  * MODE is words joined by '-': "small" runs one partition_if of 2^20 bytes
@@ -17,7 +19,10 @@
  * context a workspace of its own for 2^26 bytes (the scratch's place no
  * longer depends on earlier calls); "big" runs five of 2^26 bytes before
  * anything else; "fresh" none of them. GPUPRIM_PARTITION_COUNT_FIRST=1
- * makes the small call count first too, as the 2^26 ones do.
+ * makes the small call count first too, as the 2^26 ones do. PAD_MIB (0 if
+ * not given) allocates that many MiB before the library's first call,
+ * moving its scratch and look-back pool: if the slow calls come
+ * and go with it, the cause is where those land, not the small call.
  * Each timed call follows a 256 MiB memset (the L2 flushed, as the bench
  * does) and is timed with events on the context's stream.
  */
@@ -66,6 +71,7 @@ static int has_word(const char *mode, const char *word)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "fresh";
+    const long pad_mib = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
     const int64_t n = (int64_t)1 << 26, small = (int64_t)1 << 20;
     const uint8_t below = 128; /* about half kept */
     cudaStream_t stream;
@@ -92,6 +98,11 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMalloc((void **)&flush, kFlushBytes));
     CUDA_CHECK(cudaMemcpy(in, host, (size_t)n, cudaMemcpyHostToDevice));
 
+    if (pad_mib > 0) {
+        void *pad = NULL;
+        CUDA_CHECK(cudaMalloc(&pad, (size_t)pad_mib << 20));
+        printf("pad: %ld MiB at %p\n", pad_mib, pad);
+    }
     if (has_word(mode, "ws")) {
         size_t bytes = 0;
         void *ws = NULL;
@@ -125,7 +136,7 @@ int main(int argc, char **argv)
     int64_t kept = 0, want = 0;
     CUDA_CHECK(cudaMemcpy(&kept, count, sizeof kept, cudaMemcpyDeviceToHost));
     for (int64_t i = 0; i < n; i++) want += host[i] < below;
-    printf("%-12s us:", mode);
+    printf("%-12s pad %ld MiB, us:", mode, pad_mib);
     for (int r = 0; r < RUNS; r++) printf(" %.1f", us[r]);
     qsort(us, RUNS, sizeof us[0], by_value);
     printf("\n%-12s median %.2f, min %.2f, max %.2f us; count %s\n", mode, (us[RUNS / 2 - 1] + us[RUNS / 2]) / 2,
