@@ -95,18 +95,17 @@ void expect(kind k, gp_dtype t, int64_t n, unsigned blocks, int wider_cut, gp_cu
     const gp_cuda::persistent_choice ch = gp_cuda::choose_persistent(&c, &a, false);
     const bool split = k >= COPY_IF, by_flags = a.flags != NULL;
     const bool split_wider = split && gp_cuda::copy_takes_wider(&c, by_flags);
-    const void *want = gp_cuda::select_pipelined_for(t, by_flags, a.partition, tier, false,
-                                                     tier == kWider && split_wider)
-                           .fn;
+    /* The kernel of a tier, as choose_persistent asks for it (not counted first). */
+    auto kernel_of = [&](gp_cuda::select_tier s) {
+        return gp_cuda::select_pipelined_for(t, by_flags, a.partition, s, false, s == kWider && split_wider).fn;
+    };
     const unsigned want_resident = cut ? cut : blocks;
     checked++;
-    if (ch.run.fn == want && ch.tiles == tiles && ch.one_pass == one_pass && ch.resident == want_resident) return;
+    if (ch.run.fn == kernel_of(tier) && ch.tiles == tiles && ch.one_pass == one_pass && ch.resident == want_resident)
+        return;
     const char *got = "another";
-    for (gp_cuda::select_tier s : {kNarrow, kWide, kWider}) {
-        const bool wider_split = s == kWider && split_wider;
-        if (ch.run.fn == gp_cuda::select_pipelined_for(t, by_flags, a.partition, s, false, wider_split).fn)
-            got = tier_name(s);
-    }
+    for (gp_cuda::select_tier s : {kNarrow, kWide, kWider})
+        if (ch.run.fn == kernel_of(s)) got = tier_name(s);
     printf("FAIL: %s %s n = %lld on %u blocks: want %s, %llu tiles, %s, grid %u; got %s, %llu tiles, %s, grid %u\n",
            kind_names[k], gp_dtype_name(t), (long long)n, blocks, tier_name(tier), tiles,
            one_pass ? "one pass" : "not one pass", want_resident, got, ch.tiles,
