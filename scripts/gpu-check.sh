@@ -252,6 +252,15 @@ if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
     step "racecheck-$name" "${hook[@]}" "${racecheck[@]}" "$build/tests/${name%%-*}" --backend cuda --quick ||
       san_ok=1
   done
+  # The runs above count 1-byte partitions first, so a 1-byte partition's
+  # one pass with all 4 narrow stages filled (--quick's 12289 items on one
+  # block, by default not counted first; emu_tiers checks the tier) runs
+  # only here: that one size, every dtype, at the default.
+  hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=1 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_LOOKBACK_WARPS=1)
+  step "memcheck-test_select-one-pass-12289" "${hook[@]}" "${memcheck[@]}" "$build/tests/test_select" --backend cuda \
+    --quick --size 12289 || san_ok=1
+  step "racecheck-test_select-one-pass-12289" "${hook[@]}" "${racecheck[@]}" "$build/tests/test_select" --backend cuda \
+    --quick --size 12289 || san_ok=1
   # Reductions with every grid reading a segment a block (by default only
   # from 2 GiB); the shared-memory code is the same as in racecheck-test_reduce.
   hook=(env GPUPRIM_REDUCE_SEGMENTS=1 GPUPRIM_REDUCE_CLUSTER=0)

@@ -72,7 +72,7 @@ static gpt_counter harness_counter; /* the allocator of gpt->ctx */
 
 static void usage(const char *prog)
 {
-    fprintf(stderr, "usage: %s --backend cpu|cuda [--seed S] [--case K] [--quick]\n", prog);
+    fprintf(stderr, "usage: %s --backend cpu|cuda [--seed S] [--case K] [--size N] [--quick]\n", prog);
     exit(2);
 }
 
@@ -106,6 +106,15 @@ int gpt_backend_unusable(gp_backend b)
     return required ? 1 : 77;
 }
 
+/* " --size N" when the run was narrowed to one size, else "". */
+static const char *size_arg(const gpt *t)
+{
+    static char buf[32];
+    if (t->only_size < 0) return "";
+    snprintf(buf, sizeof buf, " --size %" PRId64, t->only_size);
+    return buf;
+}
+
 void gpt_init(gpt *t, int argc, char **argv)
 {
     memset(t, 0, sizeof *t);
@@ -113,6 +122,7 @@ void gpt_init(gpt *t, int argc, char **argv)
     t->name = slash ? slash + 1 : argv[0];
     t->backend = GP_BACKEND_CPU;
     t->only_case = -1;
+    t->only_size = -1;
     bool have_seed = gpt_parse_u64(getenv("GPUPRIM_SEED"), &t->seed);
     for (int i = 1; i < argc; i++) {
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -129,14 +139,16 @@ void gpt_init(gpt *t, int argc, char **argv)
             have_seed = true;
         } else if (strcmp(argv[i], "--case") == 0 && gpt_parse_u64(val, &v)) {
             t->only_case = (long)v;
+        } else if (strcmp(argv[i], "--size") == 0 && gpt_parse_u64(val, &v) && v <= (uint64_t)INT64_MAX) {
+            t->only_size = (int64_t)v;
         } else {
             usage(t->name);
         }
         i++;
     }
     if (!have_seed) t->seed = gpt_fresh_seed();
-    printf("%s: backend %s, seed = %" PRIu64 "%s\n", t->name, gp_backend_name(t->backend), t->seed,
-           t->quick ? " (quick)" : "");
+    printf("%s: backend %s, seed = %" PRIu64 "%s%s\n", t->name, gp_backend_name(t->backend), t->seed,
+           t->quick ? " (quick)" : "", size_arg(t));
     fflush(stdout); /* the seed shows even if the test is killed (a hang) */
 
     const int unusable = gpt_backend_unusable(t->backend);
@@ -155,9 +167,12 @@ int gpt_finish(gpt *t)
     t->ctx = NULL;
     long left = gpt_outstanding(&harness_counter);
     if (left != 0) gpt_fail(t, "%ld allocations of the test context were never freed", left);
+    if (t->only_size >= 0 && !t->size_asked) gpt_fail(t, "--size: %s does not take it", t->name);
+    if (t->only_size >= 0 && t->size_asked && t->size_matches == 0)
+        gpt_fail(t, "--size %" PRId64 ": no case has that many elements", t->only_size);
     if (t->failed)
-        printf("reproduce with: %s --backend %s --seed %" PRIu64 "%s (--case K for one case)\n", t->name,
-               gp_backend_name(t->backend), t->seed, t->quick ? " --quick" : "");
+        printf("reproduce with: %s --backend %s --seed %" PRIu64 "%s%s (--case K for one case)\n", t->name,
+               gp_backend_name(t->backend), t->seed, t->quick ? " --quick" : "", size_arg(t));
     printf("%ld passed, %ld failed, %ld skipped\n", t->passed, t->failed, t->skipped);
     fflush(stdout);
     if (t->failed) return 1;
@@ -165,6 +180,13 @@ int gpt_finish(gpt *t)
 }
 
 bool gpt_selected(const gpt *t, long k) { return t->only_case < 0 || t->only_case == k; }
+bool gpt_size_selected(gpt *t, int64_t n)
+{
+    t->size_asked = true;
+    if (t->only_size < 0) return true;
+    t->size_matches += t->only_size == n;
+    return t->only_size == n;
+}
 void gpt_pass(gpt *t) { t->passed++; }
 void gpt_skip(gpt *t) { t->skipped++; }
 

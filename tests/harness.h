@@ -54,6 +54,9 @@ typedef struct gpt {
     gp_ctx *ctx; /* created by gpt_init through gpt->counter */
     uint64_t seed;
     long only_case; /* -1: all cases */
+    int64_t only_size; /* --size: -1 for all; else only the cases of that many elements */
+    bool size_asked;   /* the test consulted only_size (gpt_size_selected) */
+    long size_matches; /* cases gpt_size_selected let run under --size */
     bool quick;
     long passed, failed, skipped;
 } gpt;
@@ -73,6 +76,12 @@ int gpt_finish(gpt *t);
 
 /* True if case number k is to run (--case). */
 bool gpt_selected(const gpt *t, long k);
+/* True if a case of n elements is to run (--size). A test that takes
+ * --size asks this; in one that never does, gpt_finish fails the run
+ * rather than let the option pass unheeded. */
+bool gpt_size_selected(gpt *t, int64_t n);
+/* True when no --case or --size narrows the run (the error paths run). */
+static inline bool gpt_whole_run(const gpt *t) { return t->only_case < 0 && t->only_size < 0; }
 void gpt_pass(gpt *t);
 void gpt_skip(gpt *t);
 /* Skips a case this machine has no memory for, saying why; except on CUDA

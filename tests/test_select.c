@@ -93,8 +93,8 @@ static const int64_t quick_sizes[] = {0, 1, 33, 4097, 6145, 16385, 65535, 135169
 /* --quick's sizes for small items only (the sanitizer runs), with the
  * largest item they are for. On one block, 12289 items of up to 4 bytes
  * are 4 narrow tiles: a partition's one pass with every stage filled
- * (under the GPU check's hooks only for 2- and 4-byte items; 1-byte ones
- * are counted first there, and take the prefixed kernel). 32769 bytes
+ * (1-byte ones, which the GPU check's other hooks count first, take it in
+ * its part 3 run of this one size, --size 12289). 32769 bytes
  * are 5 wide tiles of 1-byte items (too few for the wider tier), which
  * longer items reach at --quick's other sizes. */
 static const struct {
@@ -656,8 +656,8 @@ int main(int argc, char **argv)
     memset(b.host_flags, 0, cap);
     gpt_guarded_poison(&b.out, &POISON, 1);
     for (size_t i = 0; i < tb.n; i++)
-        if (gpt_selected(&t, (long)i)) run_case(&t, (long)i, &tb.c[i], &b);
-    if (t.only_case < 0) error_paths(&t, &b);
+        if (gpt_selected(&t, (long)i) && gpt_size_selected(&t, tb.c[i].n)) run_case(&t, (long)i, &tb.c[i], &b);
+    if (gpt_whole_run(&t)) error_paths(&t, &b);
     char why[256];
     GPT_CHECK(&t, gpt_guarded_check(&b.out, NULL, why, sizeof why), "%s", why);
 
