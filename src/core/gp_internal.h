@@ -198,6 +198,12 @@ gp_status gp_set_error(gp_ctx *ctx, gp_status s, const char *fmt, ...)
 #endif
     ;
 
+/* n's upper bounds, one message for every primitive: GP_MAX_ELEMENTS, then
+ * `backend_limit`, what the context's backend takes of this primitive
+ * (GP_MAX_ELEMENTS where it takes all). INVALID_SIZE past either; `name`
+ * prefixes the message where not NULL. ctx must not be NULL. */
+gp_status gp_check_max_elements(gp_ctx *ctx, const char *name, int64_t n, int64_t backend_limit);
+
 /* Allocation through the context's allocator, in its own space or on the
  * host. A block off the alignment gpuprim.h asks of allocators (64 bytes on
  * the host, 256 on a device) is handed back and NULL returned: the kernels'

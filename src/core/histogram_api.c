@@ -14,8 +14,8 @@ static gp_status check_common(gp_ctx *ctx, const char *what, gp_primitive prim, 
 {
     if (n < 0) return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is negative", what, (long long)n);
     if (!gp_dtype_valid(t)) return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "%s: dtype %d is unknown", what, (int)t);
-    if (n > GP_MAX_ELEMENTS)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is above GP_MAX_ELEMENTS", what, (long long)n);
+    const gp_status size = gp_check_max_elements(ctx, what, n, GP_MAX_ELEMENTS);
+    if (size != GP_STATUS_OK) return size;
     if (!gp_backend_has(ctx->vt, prim) || !ctx->vt->supports(prim, (gp_op)0, t, t))
         return gp_set_error(ctx, GP_STATUS_UNSUPPORTED_DTYPE, "%s: the %s backend has no %s for %s", what,
                             gp_backend_name(ctx->backend), prim == GP_PRIM_COUNT ? "count" : "histogram",

@@ -7,8 +7,8 @@
 static gp_status check_reduce(gp_ctx *ctx, const gp_reduce_args *a)
 {
     if (a->n < 0) return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is negative", (long long)a->n);
-    if (a->n > GP_MAX_ELEMENTS)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is above GP_MAX_ELEMENTS", (long long)a->n);
+    const gp_status size = gp_check_max_elements(ctx, NULL, a->n, GP_MAX_ELEMENTS);
+    if (size != GP_STATUS_OK) return size;
     if (!gp_dtype_valid(a->in_t))
         return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "input dtype %d is unknown", (int)a->in_t);
     if (!gp_dtype_valid(a->out_t))

@@ -12,11 +12,8 @@ static gp_status check_scan(gp_ctx *ctx, const gp_scan_args *a)
         return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "input dtype %d is unknown", (int)a->in_t);
     if (!gp_dtype_valid(a->out_t))
         return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "output dtype %d is unknown", (int)a->out_t);
-    if (a->n > GP_MAX_ELEMENTS)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is above GP_MAX_ELEMENTS", (long long)a->n);
-    if (a->n > ctx->vt->max_scan_elements)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "n = %lld is past the %s backend's %lld elements",
-                            (long long)a->n, gp_backend_name(ctx->backend), (long long)ctx->vt->max_scan_elements);
+    const gp_status size = gp_check_max_elements(ctx, NULL, a->n, ctx->vt->max_scan_elements);
+    if (size != GP_STATUS_OK) return size;
     if (!gp_op_valid(a->op)) return gp_set_error(ctx, GP_STATUS_INVALID_OP, "op %d is unknown", (int)a->op);
     if (!gp_op_defined_for(a->op, a->in_t))
         return gp_set_error(ctx, GP_STATUS_UNSUPPORTED_OP, "%s is not defined on %s", gp_op_name(a->op),

@@ -11,11 +11,8 @@ static gp_status check_common(gp_ctx *ctx, const char *name, gp_primitive prim, 
 {
     if (n < 0) return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is negative", name, (long long)n);
     if (!gp_dtype_valid(t)) return gp_set_error(ctx, GP_STATUS_INVALID_DTYPE, "%s: dtype %d is unknown", name, (int)t);
-    if (n > GP_MAX_ELEMENTS)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is above GP_MAX_ELEMENTS", name, (long long)n);
-    if (n > ctx->vt->max_select_elements)
-        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s: n = %lld is past the %s backend's %lld elements", name,
-                            (long long)n, gp_backend_name(ctx->backend), (long long)ctx->vt->max_select_elements);
+    const gp_status size = gp_check_max_elements(ctx, name, n, ctx->vt->max_select_elements);
+    if (size != GP_STATUS_OK) return size;
     bool has = prim == GP_PRIM_FILTER ? ctx->vt->filter != NULL : ctx->vt->select != NULL;
     if (!has || !ctx->vt->supports(prim, (gp_op)0, t, t))
         return gp_set_error(ctx, GP_STATUS_UNSUPPORTED_DTYPE, "%s: the %s backend does not support %s", name,

@@ -51,6 +51,20 @@ gp_status gp_set_error(gp_ctx *ctx, gp_status s, const char *fmt, ...)
     return s;
 }
 
+gp_status gp_check_max_elements(gp_ctx *ctx, const char *name, int64_t n, int64_t backend_limit)
+{
+    const char *sep = name ? ": " : "";
+    if (!name) name = "";
+    if (n > GP_MAX_ELEMENTS)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s%sn = %lld is above GP_MAX_ELEMENTS", name, sep,
+                            (long long)n);
+    if (n > backend_limit)
+        return gp_set_error(ctx, GP_STATUS_INVALID_SIZE, "%s%sn = %lld is past the %s backend's %lld elements", name,
+                            sep, (long long)n, gp_backend_name(ctx->backend),
+                            (long long)backend_limit);
+    return GP_STATUS_OK;
+}
+
 /* ------------------------------------------------------------------ dtypes */
 
 /* X(enum suffix, name, long name, size, kind) */
