@@ -170,6 +170,17 @@ bool gp_backend_has(const gp_backend_vtable *vt, gp_primitive prim);
 
 /* ----------------------------------------------------------------- context */
 
+/* How a CUDA context launched a kernel (cuda_backend.cu): in stream order,
+ * in clusters, cooperatively (a persistent grid, all blocks resident), or
+ * overlapping the launch before it (programmatic dependent launch). */
+typedef enum gp_launch_kind {
+    GP_LAUNCH_PLAIN,
+    GP_LAUNCH_CLUSTER,
+    GP_LAUNCH_COOPERATIVE,
+    GP_LAUNCH_OVERLAPPED,
+    GP_LAUNCH_KINDS
+} gp_launch_kind;
+
 struct gp_ctx {
     gp_backend backend;
     int device;
@@ -186,6 +197,10 @@ struct gp_ctx {
     size_t user_ws_bytes;
     bool have_user_ws;
     bool misaligned_block; /* gp_ctx_alloc refused the allocator's last block: gp_ctx_alloc_failed says so */
+    /* The kernels this context's backend launched, by kind, counting only
+     * launches that succeeded: tests read it to prove which path a call
+     * took (the CPU backend launches none). */
+    unsigned long long launches[GP_LAUNCH_KINDS];
 
     char last_error[512];
 };

@@ -32,12 +32,15 @@ gp_status fail(gp_ctx *ctx, cudaError_t err, const char *call, const char *file,
                         cudaGetErrorString(err), base_name(file), line);
 }
 
-/* The outcome of a launch call `e` (kind: "launch" or "cooperative
- * launch"): LAUNCH_FAILED with the kernel and shape in the message, and
- * with GPUPRIM_DEBUG_LAUNCH a logged, synchronised launch. */
-static gp_status launched(gp_ctx *ctx, cudaError_t e, const char *kind, const char *what, unsigned grid,
+/* The outcome of a launch call `e` of `how`: LAUNCH_FAILED with the kernel
+ * and shape in the message, else counted in ctx->launches; with
+ * GPUPRIM_DEBUG_LAUNCH a logged, synchronised launch. */
+static gp_status launched(gp_ctx *ctx, cudaError_t e, gp_launch_kind how, const char *what, unsigned grid,
                           unsigned block, const char *file, int line)
 {
+    static const char *const kinds[GP_LAUNCH_KINDS] = {"launch", "cluster launch", "cooperative launch",
+                                                       "overlapped launch"};
+    const char *kind = kinds[how];
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return gp_set_error(ctx, GP_STATUS_LAUNCH_FAILED, "%s of %s <<<%u, %u>>> failed: %s (%s) at %s:%d", kind,
@@ -54,6 +57,7 @@ static gp_status launched(gp_ctx *ctx, cudaError_t e, const char *kind, const ch
                             block, cudaGetErrorName(e), cudaGetErrorString(e), base_name(file), line);
     }
 #endif
+    ctx->launches[how]++;
     return GP_STATUS_OK;
 }
 
@@ -97,7 +101,7 @@ gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned gri
     cudaError_t e = allow_stage(kernel, ctx->device, smem);
     if (e == cudaSuccess)
         e = cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, smem, static_cast<cudaStream_t>(ctx->stream));
-    return launched(ctx, e, "launch", what, grid, block, file, line);
+    return launched(ctx, e, GP_LAUNCH_PLAIN, what, grid, block, file, line);
 }
 
 /* Lets `kernel` run clusters of more than 8 blocks on `device`. */
@@ -142,7 +146,7 @@ gp_status launch_cluster(gp_ctx *ctx, const void *kernel, const char *what, unsi
         const cudaLaunchConfig_t cfg = cluster_config(&attr, grid, cluster, block, ctx->stream);
         e = cudaLaunchKernelExC(&cfg, kernel, args);
     }
-    return launched(ctx, e, "cluster launch", what, grid, block, file, line);
+    return launched(ctx, e, GP_LAUNCH_CLUSTER, what, grid, block, file, line);
 }
 
 unsigned cluster_limit(gp_ctx *ctx, const void *kernel, unsigned block)
@@ -226,7 +230,7 @@ gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, uns
         (void)cudaGetLastError();
         return GP_STATUS_OK;
     }
-    return launched(ctx, e, "cooperative launch", what, grid, block, file, line);
+    return launched(ctx, e, GP_LAUNCH_COOPERATIVE, what, grid, block, file, line);
 }
 
 gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
@@ -238,14 +242,15 @@ gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, 
          * (where resident_blocks has not set it) and read as the overlap's
          * fault. */
         const cudaError_t allowed = allow_stage(kernel, ctx->device, smem);
-        if (allowed != cudaSuccess) return launched(ctx, allowed, "launch", what, grid, block, file, line);
+        if (allowed != cudaSuccess)
+            return launched(ctx, allowed, GP_LAUNCH_OVERLAPPED, what, grid, block, file, line);
         cudaLaunchAttribute overlap;
         overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
         overlap.val.programmaticStreamSerializationAllowed = 1;
         const cudaLaunchConfig_t cfg = one_attribute_config(&overlap, grid, block, smem, ctx->stream);
         const cudaError_t e = cudaLaunchKernelExC(&cfg, kernel, args);
         if (e != cudaErrorNotSupported && e != cudaErrorInvalidValue)
-            return launched(ctx, e, "launch", what, grid, block, file, line);
+            return launched(ctx, e, GP_LAUNCH_OVERLAPPED, what, grid, block, file, line);
         /* Refused: again in stream order. Where that launch runs, the
          * attribute was the trouble, so later launches skip it; a launch
          * that was wrong anyway fails again with its own error and leaves

@@ -136,6 +136,7 @@ gp_status launch_dyn(gp_ctx *ctx, const void *kernel, const char *what, unsigned
                             kHistThreads, smem, cudaGetErrorName(e), cudaGetErrorString(e));
     }
 #endif
+    ctx->launches[GP_LAUNCH_PLAIN]++;
     return GP_STATUS_OK;
 }
 
