@@ -255,7 +255,8 @@ if [ $third -eq 1 ] && [ $only_ladders -eq 0 ]; then
   # The runs above count 1-byte partitions first, so a 1-byte partition's
   # one pass with all 4 narrow stages filled (--quick's 12289 items on one
   # block, by default not counted first; emu_tiers checks the tier) runs
-  # only here: that one size, every dtype, at the default.
+  # only here: that one size (every dtype of up to 4 bytes has it), at the
+  # default.
   hook=(env GPUPRIM_MAX_RESIDENT_BLOCKS=1 GPUPRIM_SMALL_CLUSTER=0 GPUPRIM_LOOKBACK_WARPS=1)
   step "memcheck-test_select-one-pass-12289" "${hook[@]}" "${memcheck[@]}" "$build/tests/test_select" --backend cuda \
     --quick --size 12289 || san_ok=1

@@ -115,8 +115,8 @@ layout split(const void *in, size_t esize, int64_t n)
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-/* cudaLaunchKernel with dynamic shared memory, checked as gp_cuda::launch
- * checks (which has no shared-memory argument). */
+/* cudaLaunchKernel with dynamic shared memory, checked and counted
+ * (ctx->launches) as gp_cuda::launch does. */
 gp_status launch_dyn(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, size_t smem, void **args)
 {
     cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
