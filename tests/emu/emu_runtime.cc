@@ -68,26 +68,37 @@ static gp_status run(const void *kernel, const char *what, unsigned grid, unsign
     return GP_STATUS_LAUNCH_FAILED;
 }
 
-gp_status launch(gp_ctx *, const void *kernel, const char *what, unsigned grid, unsigned block, void **args,
+/* The launch tally of cuda_backend.cu (gp_ctx.launches), kept by kind as
+ * there, for the launches that run. */
+static gp_status counted(gp_ctx *ctx, gp_launch_kind how, gp_status s)
+{
+    if (s == GP_STATUS_OK) ctx->launches[how]++;
+    return s;
+}
+
+gp_status launch(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block, void **args,
                  const char *file, int line, size_t smem)
 {
-    return run(kernel, what, grid, block, smem, args, file, line);
+    return counted(ctx, GP_LAUNCH_PLAIN, run(kernel, what, grid, block, smem, args, file, line));
 }
 
 unsigned resident_blocks(gp_ctx *, const void *, unsigned, size_t) { return gp_emu::resident_blocks(); }
 
-gp_status launch_resident(gp_ctx *, const void *kernel, const char *what, unsigned grid, unsigned block, size_t smem,
-                          void **args, bool *too_large, const char *file, int line)
+gp_status launch_resident(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
+                          size_t smem, void **args, bool *too_large, const char *file, int line)
 {
     *too_large = grid > gp_emu::resident_blocks();
-    return *too_large ? GP_STATUS_OK : run(kernel, what, grid, block, smem, args, file, line);
+    if (*too_large) return GP_STATUS_OK;
+    return counted(ctx, GP_LAUNCH_COOPERATIVE, run(kernel, what, grid, block, smem, args, file, line));
 }
 
-gp_status launch_after_prior(gp_ctx *, const void *kernel, const char *what, unsigned grid, unsigned block,
+gp_status launch_after_prior(gp_ctx *ctx, const void *kernel, const char *what, unsigned grid, unsigned block,
                              size_t smem, void **args, const char *file, int line)
 {
     const unsigned workers = gp_emu::resident_blocks();
-    return run(kernel, what, grid, block, smem, args, file, line, grid > 1 && workers >= grid ? grid - 1 : workers);
+    return counted(ctx, GP_LAUNCH_OVERLAPPED,
+                   run(kernel, what, grid, block, smem, args, file, line,
+                       grid > 1 && workers >= grid ? grid - 1 : workers));
 }
 
 unsigned small_cluster_blocks(gp_ctx *, const void *, unsigned) { return 0; }

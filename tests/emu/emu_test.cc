@@ -117,6 +117,12 @@ static long g_calls;
  * block" and runs the look-back-warp kernels on every worker (no resident
  * cap). */
 static bool g_pin_wider_cut;
+/* Where 0 or 1, make_ctx counts every persistent partition first and pins
+ * GPUPRIM_COUNT_FIRST_BY_TICKET's hook to it, on 2 resident blocks with
+ * look-back warps (the launch-path check in main). -1: not pinned. */
+static int g_pin_by_ticket = -1;
+/* The launches of select_case's last call, by kind (gp_ctx.launches). */
+static unsigned long long g_last_launches[GP_LAUNCH_KINDS];
 
 static void *host_alloc(void *, gp_mem_space, int, size_t bytes) { return aligned_alloc(256, (bytes + 255) / 256 * 256); }
 static void host_free(void *, gp_mem_space, int, void *p) { free(p); }
@@ -158,6 +164,13 @@ static gp_ctx make_ctx()
         g_state.wider_cut = 1;
         g_state.max_resident = 0;
         g_state.lookback_warps = true;
+    }
+    if (g_pin_by_ticket >= 0) {
+        g_state.partition_count_first = 1;
+        g_state.count_first_by_ticket = g_pin_by_ticket;
+        g_state.max_resident = 2;
+        g_state.lookback_warps = true;
+        c.have_user_ws = false;
     }
     return c;
 }
@@ -336,6 +349,7 @@ static void select_case(int kind, gp_dtype t, int64_t n, int pattern, gp_cmp cmp
     };
     check("out", out.p, ref.p, part && !copy ? n : want);
     if (copy) check("rejected", rejected.p, ref.p + want * sz, n - want);
+    memcpy(g_last_launches, ctx.launches, sizeof g_last_launches);
     report(ok, what);
 }
 
@@ -507,6 +521,32 @@ int main(int argc, char **argv)
     }
     printf("wider tiles on a cut grid: %ld selections, %ld splits\n", emu_wider_cut_calls[0].load(),
            emu_wider_cut_calls[1].load());
+    /* Which launch a 2-byte partition counted first takes (as
+     * test_launch_paths checks on the GPU): under the by-ticket hook's 0
+     * one cooperative launch after the count; under 1 none, its grid
+     * launched after the count's. 2-byte items, because 1-, 4- and 8-byte
+     * ones take the prefixed kernel when counted first; 16 wide tiles, far
+     * from one pass on 2 blocks. */
+    for (int by_ticket = 0; by_ticket < 2; by_ticket++) {
+        g_pin_by_ticket = by_ticket;
+        const int64_t n = 16 * gp_cuda::select_wide_tile(2) + 1;
+        for (int kind : {K_PART_FLAGS, K_PART_IF}) {
+            select_case(kind, GP_DTYPE_I16, n, 0, GP_CMP_LT, 0);
+            const unsigned long long coop = g_last_launches[GP_LAUNCH_COOPERATIVE],
+                                     after = g_last_launches[GP_LAUNCH_OVERLAPPED],
+                                     plain = g_last_launches[GP_LAUNCH_PLAIN];
+            char what[160];
+            snprintf(what, sizeof what,
+                     "%s i16 n=%" PRId64 " counted first, by ticket %d: %llu cooperative, %llu after the prior, "
+                     "%llu plain launches",
+                     kind == K_PART_FLAGS ? "partition_flagged" : "partition_if", n, by_ticket, coop, after, plain);
+            /* By comparison the count is the emulator's host stand-in
+             * (emu_select.cc), no launch; by flags flag_bits_kernel. */
+            const bool counted = kind == K_PART_IF || plain + after >= 1;
+            report(by_ticket ? coop == 0 && after >= 1 : coop == 1 && counted, what);
+        }
+    }
+    g_pin_by_ticket = -1;
     /* make_ctx's hook sends every other persistent partition by
      * comparison that does not run in one pass through count(): past
      * --quick's sizes (two tiles at most, one pass), some must, but for
