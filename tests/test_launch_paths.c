@@ -29,10 +29,13 @@ typedef struct buffers {
     uint8_t *flags;
 } buffers;
 
-static void tally_diff(const gp_ctx *c, const unsigned long long before[GP_LAUNCH_KINDS],
-                       unsigned long long delta[GP_LAUNCH_KINDS])
+/* The launches since `before`, by kind, into delta; returns them all. */
+static unsigned long long tally_diff(const gp_ctx *c, const unsigned long long before[GP_LAUNCH_KINDS],
+                                     unsigned long long delta[GP_LAUNCH_KINDS])
 {
-    for (int k = 0; k < GP_LAUNCH_KINDS; k++) delta[k] = c->launches[k] - before[k];
+    unsigned long long total = 0;
+    for (int k = 0; k < GP_LAUNCH_KINDS; k++) total += delta[k] = c->launches[k] - before[k];
+    return total;
 }
 
 /* One partition (by flags or by comparison) on a context whose hooks say
@@ -50,7 +53,7 @@ static void one_call(gpt *t, gp_ctx *c, const buffers *b, bool by_flags, int by_
         int64_t got = -1;
         gp_status s = by_flags ? gp_partition_flagged(c, b->in, GP_DTYPE_I16, N, b->flags, b->out, NULL, &got)
                                : gp_partition_if(c, b->in, GP_DTYPE_I16, N, GP_CMP_LT, &middle, b->out, NULL, &got);
-        tally_diff(c, before, delta);
+        const unsigned long long total = tally_diff(c, before, delta);
         if (s != GP_STATUS_OK) {
             gpt_fail(t, "%s, by ticket %d: %s (%s)", what, by_ticket, gp_status_name(s), gp_ctx_last_error(c));
             return;
@@ -64,8 +67,6 @@ static void one_call(gpt *t, gp_ctx *c, const buffers *b, bool by_flags, int by_
         printf("%s, by ticket %d, call %d: launches %llu plain, %llu cluster, %llu cooperative, %llu overlapped\n",
                what, by_ticket, call, delta[GP_LAUNCH_PLAIN], delta[GP_LAUNCH_CLUSTER], delta[GP_LAUNCH_COOPERATIVE],
                delta[GP_LAUNCH_OVERLAPPED]);
-        const unsigned long long total =
-            delta[GP_LAUNCH_PLAIN] + delta[GP_LAUNCH_CLUSTER] + delta[GP_LAUNCH_COOPERATIVE] + delta[GP_LAUNCH_OVERLAPPED];
         /* The count, then the partition's grid: the only cooperative launch. */
         if (by_ticket)
             GPT_CHECK(t, delta[GP_LAUNCH_COOPERATIVE] == 0 && total >= 2,
