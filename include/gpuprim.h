@@ -315,9 +315,10 @@ GP_API int gp_supports(const gp_ctx *ctx, gp_primitive prim, gp_op op, gp_dtype 
  * - Integer sum and product wrap in two's complement in out_t (an i32 sum
  *   into i32 is the true sum mod 2^32).
  * - AND, OR, XOR: integer dtypes only (UNSUPPORTED_OP for floats).
- * - Float MIN and MAX propagate NaN: any NaN in the input gives NaN. Where
- *   the result is zero and both +0 and -0 occur, either may come back (the
- *   order of combination is unspecified, as in CUB's; they compare equal).
+ * - Float MIN and MAX propagate NaN: any NaN in the input gives NaN. They
+ *   order the zeros as IEEE 754-2019's minimum and maximum do, -0 < +0, so
+ *   over both zeros MIN gives -0 and MAX +0 on every backend, whatever the
+ *   order of combination.
  *   Float sums are computed in an unspecified order (a tree), so they may
  *   differ from a serial loop in the last bits; the error is within (n-1)
  *   ulp-scaled bounds of sum |x|. They start from +0, as CUB's do, so
@@ -350,8 +351,7 @@ GP_API gp_status gp_reduce_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int6
  * Inclusive scan: out[i] = in[0] op in[1] op ... op in[i], in out_t.
  * Ops, dtypes, widening, wrapping and NaN rules as gp_reduce: integer sums
  * and products wrap in out_t; float MIN/MAX propagate NaN (every output
- * from the first NaN on is NaN) and may give either zero where both occur;
- * float sums and products are combined in an unspecified order, within the
+ * from the first NaN on is NaN) and order the zeros, -0 < +0; float sums and products are combined in an unspecified order, within the
  * same bounds as gp_reduce's, per prefix, and may differ between runs on
  * CUDA. In place is allowed (out == in, when
  * out_t is in_t); other overlaps are INVALID_ARGUMENT. in and out must be

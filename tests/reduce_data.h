@@ -19,7 +19,9 @@ typedef enum gpt_pattern {
     PAT_PINF,     /* ... and one +inf */
     PAT_NINF,     /* ... and one -inf */
     PAT_INFS,     /* ... and one +inf and one -inf */
-    PAT_ZEROS,    /* +0 and -0 at random: MIN and MAX are a zero of either sign (gpuprim.h) */
+    PAT_ZEROS,    /* +0 and -0 at random: MIN must be -0 and MAX +0 where both occur */
+    PAT_PZ_NZ,    /* +0, then -0 from a random point on: MIN turns -0 there */
+    PAT_NZ_PZ,    /* -0, then +0 from a random point on: MAX turns +0 there */
     PAT_COUNT
 } gpt_pattern;
 

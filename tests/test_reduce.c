@@ -99,7 +99,8 @@ static void add_data(table *tb, bool quick, uint64_t seed, gp_dtype in_t, int64_
 
 static bool quick_pattern(gpt_pattern p)
 {
-    return p == PAT_RANDOM || p == PAT_ASC || p == PAT_INTVAL || p == PAT_NAN || p == PAT_INFS;
+    return p == PAT_RANDOM || p == PAT_ASC || p == PAT_INTVAL || p == PAT_NAN || p == PAT_INFS || p == PAT_PZ_NZ ||
+           p == PAT_NZ_PZ;
 }
 
 static table build_table(uint64_t seed, bool quick)

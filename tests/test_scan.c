@@ -156,8 +156,9 @@ static double get_f(const void *b, gp_dtype t, int64_t i)
 }
 
 /*
- * Element i of a float scan: NaN and inf must match; MIN and MAX exact;
- * sums of integer values below 2^mantissa and products of units exact.
+ * Element i of a float scan: NaN and inf must match; MIN and MAX exact,
+ * the sign of a zero included; sums of integer values below 2^mantissa
+ * and products of units exact.
  * Other sums: within gamma(terms - 1) sum|x| of the prefix's true sum
  * (`sum`, compensated), the header's bound for any order. The CPU scan's
  * chains are up to a quarter of a block long (cpu_scan.c: 8 runs, each
@@ -170,7 +171,8 @@ static bool float_ok(gp_op op, gp_dtype t, double g, double r, int64_t terms, lo
                      bool all_int, bool unit)
 {
     if (isnan(r) || isnan(g) || isinf(r) || isinf(g)) return isnan(r) ? isnan(g) : g == r;
-    if (op == GP_OP_MIN || op == GP_OP_MAX || terms <= 1) return g == r;
+    if (op == GP_OP_MIN || op == GP_OP_MAX) return g == r && signbit(g) == signbit(r); /* -0 < +0 */
+    if (terms <= 1) return g == r;
     long double p = t == GP_DTYPE_F32 ? 0x1p24L : 0x1p53L, bound, exact;
     if (op == GP_OP_SUM) { /* against the precise sum, not the serial one */
         if (all_int && sum_abs < p) return g == r;

@@ -8,6 +8,13 @@
 extern "C" {
 #endif
 
+/* Float MIN and MAX as every CPU kernel combines them (a earlier, b later;
+ * needs <math.h>): a NaN wins (if b is NaN take it; if a is NaN no
+ * comparison is true), and between equal operands the sign decides, so
+ * -0 < +0 and the order of combination cannot change the answer. */
+#define GP_CPU_FMIN(a, b) (((b) < (a) || (b) != (b) || ((b) == (a) && signbit(b))) ? (b) : (a))
+#define GP_CPU_FMAX(a, b) (((b) > (a) || (b) != (b) || ((b) == (a) && !signbit(b))) ? (b) : (a))
+
 gp_status gp_cpu_reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws);
 /* Writes op's identity in out_t (the result of reducing nothing). */
 void gp_cpu_reduce_identity(gp_op op, void *out, gp_dtype out_t);

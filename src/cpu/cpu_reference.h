@@ -1,9 +1,8 @@
 /*
  * Serial reference implementations: the oracle of every test. Plain loops in
  * input order, no cleverness; the fast paths must agree with these (exactly
- * where the answer is exact; a float MIN or MAX that is zero may differ in
- * its sign, which gpuprim.h leaves open). Internal, reached through
- * gpuprim_internal.
+ * where the answer is exact, the sign of a zero float MIN or MAX included).
+ * Internal, reached through gpuprim_internal.
  */
 #ifndef GP_CPU_REFERENCE_H
 #define GP_CPU_REFERENCE_H

@@ -72,15 +72,19 @@ static inline double ref_float_identity(gp_op op)
     return op == GP_OP_SUM ? 0.0 : op == GP_OP_PROD ? 1.0 : op == GP_OP_MIN ? INFINITY : -INFINITY;
 }
 
-/* acc op v in float or in double: MIN and MAX let a NaN win and stay. */
+/* a < b in the order IEEE 754-2019's minimum and maximum use: -0 < +0. */
+static inline bool ref_fless(double a, double b) { return a < b || (a == 0 && b == 0 && signbit(a) && !signbit(b)); }
+
+/* acc op v in float or in double: MIN and MAX let a NaN win and stay, and
+ * order the zeros as ref_fless does. */
 #define GP_REF_FLOAT_COMBINE_(NAME, T)                                                          \
     static inline T NAME(gp_op op, T acc, T v)                                                   \
     {                                                                                            \
         switch (op) {                                                                            \
         case GP_OP_SUM: return acc + v;                                                          \
         case GP_OP_PROD: return acc * v;                                                         \
-        case GP_OP_MIN: return isnan(acc) ? acc : isnan(v) ? v : v < acc ? v : acc;              \
-        case GP_OP_MAX: return isnan(acc) ? acc : isnan(v) ? v : v > acc ? v : acc;              \
+        case GP_OP_MIN: return isnan(acc) ? acc : isnan(v) ? v : ref_fless(v, acc) ? v : acc;    \
+        case GP_OP_MAX: return isnan(acc) ? acc : isnan(v) ? v : ref_fless(acc, v) ? v : acc;    \
         default: return acc;                                                                     \
         }                                                                                        \
     }

@@ -52,9 +52,8 @@ typedef struct scan_kernels {
 #define GP_S_XOR(a, b) ((a) ^ (b))
 #define GP_S_MIN(a, b) ((b) < (a) ? (b) : (a))
 #define GP_S_MAX(a, b) ((b) > (a) ? (b) : (a))
-/* NaN wins: if b is NaN take it; if a is NaN, no comparison is true. */
-#define GP_S_FMIN(a, b) (((b) < (a) || (b) != (b)) ? (b) : (a))
-#define GP_S_FMAX(a, b) (((b) > (a) || (b) != (b)) ? (b) : (a))
+#define GP_S_FMIN GP_CPU_FMIN
+#define GP_S_FMAX GP_CPU_FMAX
 
 /*
  * NAME: the kernel set; TIN: input element; TOUT: output type (elements are

@@ -93,7 +93,8 @@ struct op_prod {
     template <class A> __host__ __device__ static A combine(A a, A b) { return a * b; }
 }; /* Float min/max propagate NaN: fminf/fmaxf would drop it. A NaN operand
  * fails every comparison, so `a < b || a != a` picks a when a is NaN and b
- * when only b is. */
+ * when only b is. Between equal operands the sign decides, so -0 < +0 and
+ * the answer does not depend on the order of combination. */
 struct op_min {
     static constexpr gp_op id = GP_OP_MIN;
     static constexpr int kRedux = kReduxMin;
@@ -107,7 +108,7 @@ struct op_min {
     }
     template <class A> __host__ __device__ static A combine(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (a < b || a != a) ? a : b;
+        if constexpr (std::is_floating_point_v<A>) return (a < b || a != a || (a == b && signbit(a))) ? a : b;
         else return a < b ? a : b;
     }
 };
@@ -125,7 +126,7 @@ struct op_max {
     }
     template <class A> __host__ __device__ static A combine(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (a > b || a != a) ? a : b;
+        if constexpr (std::is_floating_point_v<A>) return (a > b || a != a || (a == b && !signbit(a))) ? a : b;
         else return a > b ? a : b;
     }
 };

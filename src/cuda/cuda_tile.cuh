@@ -76,7 +76,8 @@ __host__ __device__ constexpr T lowest()
 
 /* Scan operations: apply(a, b) with a the earlier operand, and an exact
  * identity (identity() op x == x bit for bit). For float sums that is -0.0:
- * +0.0 would turn a leading -0.0 into +0.0. Float min/max let a NaN win. */
+ * +0.0 would turn a leading -0.0 into +0.0. Float min/max let a NaN win and
+ * order the zeros, -0 < +0, as gp_reduce's ops do. */
 struct op_sum {
     template <class A> __device__ static A identity()
     {
@@ -93,7 +94,7 @@ struct op_min {
     template <class A> __device__ static A identity() { return highest<A>(); }
     template <class A> __device__ static A apply(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (b < a || b != b) ? b : a;
+        if constexpr (std::is_floating_point_v<A>) return (b < a || b != b || (b == a && signbit(b))) ? b : a;
         else return b < a ? b : a;
     }
 };
@@ -101,7 +102,7 @@ struct op_max {
     template <class A> __device__ static A identity() { return lowest<A>(); }
     template <class A> __device__ static A apply(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (b > a || b != b) ? b : a;
+        if constexpr (std::is_floating_point_v<A>) return (b > a || b != b || (b == a && !signbit(b))) ? b : a;
         else return b > a ? b : a;
     }
 };
