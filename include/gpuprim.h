@@ -351,13 +351,13 @@ GP_API gp_status gp_reduce_workspace_size(const gp_ctx *ctx, gp_dtype in_t, int6
  * Inclusive scan: out[i] = in[0] op in[1] op ... op in[i], in out_t.
  * Ops, dtypes, widening, wrapping and NaN rules as gp_reduce: integer sums
  * and products wrap in out_t; float MIN/MAX propagate NaN (every output
- * from the first NaN on is NaN) and order the zeros, -0 < +0; float sums and products are combined in an unspecified order, within the
- * same bounds as gp_reduce's, per prefix, and may differ between runs on
- * CUDA. In place is allowed (out == in, when
- * out_t is in_t); other overlaps are INVALID_ARGUMENT. in and out must be
- * aligned to their element sizes. n == 0 writes nothing (in and out may
- * then be NULL). Asynchronous: on CUDA one kernel launch, each element read
- * once and written once.
+ * from the first NaN on is NaN) and order the zeros, -0 < +0; float sums
+ * and products are combined in an unspecified order, within the same
+ * bounds as gp_reduce's, per prefix, and may differ between runs on CUDA.
+ * In place is allowed (out == in, when out_t is in_t); other overlaps are
+ * INVALID_ARGUMENT. in and out must be aligned to their element sizes.
+ * n == 0 writes nothing (in and out may then be NULL). Asynchronous: on
+ * CUDA one kernel launch, each element read once and written once.
  * Statuses: NULL_POINTER (ctx, or in or out with n > 0), INVALID_SIZE
  * (n < 0, above GP_MAX_ELEMENTS, or on CUDA above (2^31 - 1) * 2048, some
  * 4.4 * 10^12; also from gp_scan_workspace_size), INVALID_DTYPE, INVALID_OP,

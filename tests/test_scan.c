@@ -103,6 +103,9 @@ static void add_ops(table *tb, uint64_t seed, gp_dtype t, int64_t n, gpt_pattern
     }
 }
 
+/* Zeros whose sign flips: MIN and MAX must order them in every width. */
+static bool flips_sign(int p) { return p == PAT_PZ_NZ || p == PAT_NZ_PZ; }
+
 static table build_table(uint64_t seed, bool quick)
 {
     table tb = {0};
@@ -132,12 +135,16 @@ static table build_table(uint64_t seed, bool quick)
             const int64_t wide = 20 * (32768 / (int64_t)gpt_size(t)) + 1;
             add_ops(&tb, seed, t, wide, PAT_RANDOM, OUT_SAME, false, 0, 0);
             add_ops(&tb, seed, t, wide, PAT_RANDOM, OUT_SAME, true, 0, 0);
+            /* and the zeros' order across a look-back window (135169) */
+            for (int p = PAT_PZ_NZ; gpt_is_float(t) && p <= PAT_NZ_PZ; p++)
+                add_ops(&tb, seed, t, 135169, (gpt_pattern)p, OUT_SAME_AND_WIDEST, false, 0, 0);
         }
         for (size_t s = 0; s < nsome; s++) {
             int64_t n = some[s];
             for (int p = 0; p < PAT_COUNT; p++)
                 if (p != PAT_RANDOM && p != PAT_INTVAL && gpt_pattern_for((gpt_pattern)p, t))
-                    add_ops(&tb, seed, t, n, (gpt_pattern)p, OUT_SAME, false, 0, 0);
+                    add_ops(&tb, seed, t, n, (gpt_pattern)p, flips_sign(p) ? OUT_SAME_AND_WIDEST : OUT_SAME, false, 0,
+                            0);
             add_ops(&tb, seed, t, n, exact, OUT_ALL, false, 0, 0);
             add_ops(&tb, seed, t, n, PAT_RANDOM, OUT_SAME, true, 0, 0);
             add_ops(&tb, seed, t, n, exact, OUT_SAME, true, 3, 3);

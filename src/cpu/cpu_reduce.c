@@ -57,8 +57,11 @@ enum {
     static TACC NAME##_chunk(const TIN *x, int64_t n, TACC id)                           \
     {                                                                                    \
         TACC r = id;                                                                     \
-        for (int64_t i = 0; i < n; i += GP_CPU_BLOCK)                                    \
-            r = OP(r, NAME##_block(x + i, n - i < GP_CPU_BLOCK ? n - i : GP_CPU_BLOCK, id)); \
+        for (int64_t i = 0; i < n; i += GP_CPU_BLOCK) {                                  \
+            /* once: OP names its operands more than once */                             \
+            const TACC b = NAME##_block(x + i, n - i < GP_CPU_BLOCK ? n - i : GP_CPU_BLOCK, id); \
+            r = OP(r, b);                                                                \
+        }                                                                                \
         return r;                                                                        \
     }                                                                                    \
     static TACC NAME(const TIN *x, int64_t n, TACC id)                                   \

@@ -12,7 +12,8 @@
  * unsigned type of the output's width, at least 32 bits (no signed overflow,
  * no promotion surprises); truncating to the output width at the store gives
  * the output's own wrapping result. MIN and MAX compare in the output type.
- * Float MIN and MAX let a NaN win and stay. The float-sum identity is -0.0,
+ * Float MIN and MAX let a NaN win and stay, and order the zeros, -0 < +0
+ * (GP_CPU_FMIN, cpu_backend.h). The float-sum identity is -0.0,
  * the one value that leaves every x (including -0.0) unchanged.
  */
 #include <math.h>
@@ -68,8 +69,8 @@ typedef struct scan_kernels {
  * runs (the last also takes the remainder) and step all of them at once,
  * LANES independent chains: rescan first totals the runs (in cache by
  * then), then rescans each from its own prefix. Contiguous runs combined in
- * order keep min and max exactly the serial ones (ties keep the first, NaN
- * stays); sums and products round as a two-level tree instead of a chain.
+ * order keep min and max exactly the serial ones (min and max are exact and
+ * order-free); sums and products round as a two-level tree instead of a chain.
  */
 #define GP_SCAN_KERNELS(NAME, TIN, TOUT, TACC, TSTORE, OP, ID, LANES)                     \
     enum { NAME##_lanes = (LANES), NAME##_min_chained = 64 * (LANES) };                   \
