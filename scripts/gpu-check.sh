@@ -25,6 +25,9 @@
 # without a GPU runs, under the host sanitizers. The CPU tests under them
 # are `make test-sanitize`'s: with them the ctest step took 379 s and more
 # (H200 host, 606342a), past one call with the 192 s build.
+# Run the parts one after another, never side by side: at 8b4ddfb parts 1
+# to 4 at once on one H100 took racecheck of test_reduce from 181 s to
+# 399 s, and ctest finished 6 of its 66 tests in 553 s.
 # --only REGEX runs, besides configure, build and info, only the steps whose
 # names match (grep -E): to finish a part that an earlier call's deadline
 # cut short; the summary names the filter. GPU_CHECK_CTEST_REGEX does the
