@@ -30,8 +30,9 @@
 # 399 s, and ctest finished 6 of its 66 tests in 553 s.
 # --only REGEX runs, besides configure, build and info, only the steps whose
 # names match (grep -E): to finish a part that an earlier call's deadline
-# cut short; the summary names the filter. GPU_CHECK_CTEST_REGEX does the
-# same inside part 5's ctest step (ctest -R).
+# cut short; the summary names the filter, and its last line (resume:) the
+# command that runs the steps the deadline skipped or stopped.
+# GPU_CHECK_CTEST_REGEX does the same inside part 5's ctest step (ctest -R).
 # GPU_CHECK_PATH_FIRST=DIR puts DIR first on PATH: stubs of nvidia-smi and
 # compute-sanitizer there walk the steps on a machine without a GPU (where
 # the summary's "info: cuda not usable" FAIL is the truth).
@@ -82,6 +83,7 @@ export GPUPRIM_COMMIT=${GPUPRIM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null
 deadline=${DEADLINE_S:-570}
 t_start=$(date +%s)
 summary=()
+cut=() # steps the deadline skipped or stopped, for the summary's resume line
 record() { summary+=("$(printf '%-26s %-14s %4ss' "$1" "$2" "$3")"); } # name, verdict, seconds
 step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
   local name=$1; shift
@@ -93,13 +95,14 @@ step() { # name, command...: runs, logs to $out/name.log, records PASS/FAIL
   local left=$(( deadline - (t0 - t_start) ))
   if [ $left -lt 15 ]; then
     record "$name" "SKIPPED (time)" 0
+    cut+=("$name")
     echo "== $name: SKIPPED (no time left)"
     return 1
   fi
   timeout "$left" "$@" >"$out/$name.log" 2>&1
   local rc=$?
   local verdict=PASS; [ $rc -eq 0 ] || verdict="FAIL (exit $rc)"
-  [ $rc -eq 124 ] && verdict="FAIL (timed out)"
+  [ $rc -eq 124 ] && verdict="FAIL (timed out)" && cut+=("$name")
   record "$name" "$verdict" $(( $(date +%s) - t0 ))
   echo "== $name: $verdict"; tail -n 25 "$out/$name.log"
   return $rc
@@ -335,6 +338,12 @@ echo
 echo "==== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ), commit $GPUPRIM_COMMIT, part ${part/#0/all}${only:+, only steps matching $only})"
 cat "$out/gpu.txt" | head -2
 [ -s "$out/verdicts.txt" ] && cat "$out/verdicts.txt"
+# The summary's last line: the command that finishes what the deadline cut.
+if [ ${#cut[@]} -gt 0 ]; then
+  names=$(IFS='|'; echo "${cut[*]}")
+  resume_part=""; [ "$part" = 0 ] || resume_part=" --part $part"
+  summary+=("resume: scripts/gpu-check.sh$resume_part --only '^($names)\$'")
+fi
 pack
 cat "$out/summary.txt"
 grep -qE "FAIL|SKIPPED" "$out/summary.txt" && exit 1
