@@ -33,7 +33,8 @@
 
 /* From tests/reduce_data.h, whose harness.h is C11 only (stdatomic). */
 extern "C" {
-/* The same order as reduce_data.h's enum (values passed to gpt_fill). */
+/* The same order as reduce_data.h's enum (values passed to gpt_fill);
+ * main checks the names of the values used here against reduce_data.c's. */
 typedef enum gpt_pattern {
     PAT_RANDOM, PAT_CONST, PAT_ASC, PAT_DESC, PAT_INTVAL, PAT_POS, PAT_NAN, PAT_PINF, PAT_NINF, PAT_INFS, PAT_ZEROS,
     PAT_PZ_NZ, PAT_NZ_PZ
@@ -47,6 +48,7 @@ bool gpt_is_signed(gp_dtype t);
 size_t gpt_size(gp_dtype t);
 bool gpt_op_defined(gp_op op, gp_dtype t);
 void gpt_fill(void *buf, gp_dtype t, int64_t n, gpt_pattern p, bool prodsafe, uint64_t seed);
+const char *gpt_pattern_name(gpt_pattern p);
 void gpt_identity(gp_op op, gp_dtype out_t, void *out);
 void gpt_format(gp_dtype t, const void *v, char *s, size_t size);
 }
@@ -379,6 +381,19 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--medium")) medium = true;
         else if (!strcmp(argv[i], "--big")) big = true;
     }
+    /* The enum above is a copy: a reordered reduce_data.h would hand gpt_fill
+     * other patterns than the ones these cases mean. */
+    const struct {
+        gpt_pattern p;
+        const char *name;
+    } used[] = {{PAT_RANDOM, "random"}, {PAT_CONST, "const"}, {PAT_ASC, "ascending"}, {PAT_DESC, "descending"},
+                {PAT_INTVAL, "intval"}, {PAT_PZ_NZ, "+0,-0"}, {PAT_NZ_PZ, "-0,+0"}};
+    for (const auto &u : used)
+        if (strcmp(gpt_pattern_name(u.p), u.name)) {
+            fprintf(stderr, "emu_test: pattern %d is \"%s\" in reduce_data.c, not \"%s\": update the copied enum\n",
+                    (int)u.p, gpt_pattern_name(u.p), u.name);
+            return 2;
+        }
     if (!have_seed) seed = gpt_fresh_seed();
     printf("emu_test: seed %" PRIu64 ", chaos %d\n", seed, gp_emu::chaos);
     fflush(stdout); /* the seed shows even if the run is killed (a hang) */
