@@ -2,6 +2,7 @@
 #ifndef GP_CPU_BACKEND_H
 #define GP_CPU_BACKEND_H
 
+#include "gp_float_order.h"
 #include "gp_internal.h"
 
 #ifdef __cplusplus
@@ -9,11 +10,9 @@ extern "C" {
 #endif
 
 /* Float MIN and MAX as every CPU kernel combines them (a earlier, b later;
- * needs <math.h>): a NaN wins (if b is NaN take it; if a is NaN no
- * comparison is true), and between equal operands the sign decides, so
- * -0 < +0 and the order of combination cannot change the answer. */
-#define GP_CPU_FMIN(a, b) (((b) < (a) || (b) != (b) || ((b) == (a) && signbit(b))) ? (b) : (a))
-#define GP_CPU_FMAX(a, b) (((b) > (a) || (b) != (b) || ((b) == (a) && !signbit(b))) ? (b) : (a))
+ * needs <math.h>): the rule is gp_float_order.h's; of two NaNs b wins. */
+#define GP_CPU_FMIN(a, b) (GP_FMIN_TAKES(b, a) ? (b) : (a))
+#define GP_CPU_FMAX(a, b) (GP_FMAX_TAKES(b, a) ? (b) : (a))
 
 gp_status gp_cpu_reduce(gp_ctx *ctx, const gp_reduce_args *a, void *ws);
 /* Writes op's identity in out_t (the result of reducing nothing). */

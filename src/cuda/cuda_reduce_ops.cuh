@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "cuda_common.cuh"
+#include "gp_float_order.h"
 #include "gp_internal.h"
 
 namespace gp_cuda {
@@ -91,10 +92,11 @@ struct op_prod {
     template <class In, bool Out64> using acc_t = arith_acc_t<In, Out64>;
     template <class A> __host__ __device__ static A identity() { return A(1); }
     template <class A> __host__ __device__ static A combine(A a, A b) { return a * b; }
-}; /* Float min/max propagate NaN: fminf/fmaxf would drop it. A NaN operand
- * fails every comparison, so `a < b || a != a` picks a when a is NaN and b
- * when only b is. Between equal operands the sign decides, so -0 < +0 and
- * the answer does not depend on the order of combination. */
+};
+
+/* Float min/max propagate NaN (fminf/fmaxf would drop it) and order the
+ * zeros, -0 < +0: gp_float_order.h's rule, here with a preferred of two
+ * NaNs. */
 struct op_min {
     static constexpr gp_op id = GP_OP_MIN;
     static constexpr int kRedux = kReduxMin;
@@ -108,7 +110,7 @@ struct op_min {
     }
     template <class A> __host__ __device__ static A combine(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (a < b || a != a || (a == b && signbit(a))) ? a : b;
+        if constexpr (std::is_floating_point_v<A>) return GP_FMIN_TAKES(a, b) ? a : b;
         else return a < b ? a : b;
     }
 };
@@ -126,7 +128,7 @@ struct op_max {
     }
     template <class A> __host__ __device__ static A combine(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (a > b || a != a || (a == b && !signbit(a))) ? a : b;
+        if constexpr (std::is_floating_point_v<A>) return GP_FMAX_TAKES(a, b) ? a : b;
         else return a > b ? a : b;
     }
 };

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "cuda_common.cuh" /* gp_cuda::kWarp */
+#include "gp_float_order.h"
 
 namespace gp_cuda {
 namespace tile {
@@ -77,7 +78,8 @@ __host__ __device__ constexpr T lowest()
 /* Scan operations: apply(a, b) with a the earlier operand, and an exact
  * identity (identity() op x == x bit for bit). For float sums that is -0.0:
  * +0.0 would turn a leading -0.0 into +0.0. Float min/max let a NaN win and
- * order the zeros, -0 < +0, as gp_reduce's ops do. */
+ * order the zeros, -0 < +0 (gp_float_order.h); of two NaNs the later wins,
+ * as in the CPU backend's scan. */
 struct op_sum {
     template <class A> __device__ static A identity()
     {
@@ -94,7 +96,7 @@ struct op_min {
     template <class A> __device__ static A identity() { return highest<A>(); }
     template <class A> __device__ static A apply(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (b < a || b != b || (b == a && signbit(b))) ? b : a;
+        if constexpr (std::is_floating_point_v<A>) return GP_FMIN_TAKES(b, a) ? b : a;
         else return b < a ? b : a;
     }
 };
@@ -102,7 +104,7 @@ struct op_max {
     template <class A> __device__ static A identity() { return lowest<A>(); }
     template <class A> __device__ static A apply(A a, A b)
     {
-        if constexpr (std::is_floating_point_v<A>) return (b > a || b != b || (b == a && !signbit(b))) ? b : a;
+        if constexpr (std::is_floating_point_v<A>) return GP_FMAX_TAKES(b, a) ? b : a;
         else return b > a ? b : a;
     }
 };
