@@ -95,8 +95,7 @@ struct op_prod {
 };
 
 /* Float min/max propagate NaN (fminf/fmaxf would drop it) and order the
- * zeros, -0 < +0: gp_float_order.h's rule, here with a preferred of two
- * NaNs. */
+ * zeros, -0 < +0: gp_float_order.h's rule; of two NaNs, a wins. */
 struct op_min {
     static constexpr gp_op id = GP_OP_MIN;
     static constexpr int kRedux = kReduxMin;
